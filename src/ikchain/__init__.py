@@ -1,0 +1,36 @@
+"""ikchain: inverse kinematics of planar bone chains.
+
+>>> import ikchain
+>>> chain = ikchain.Chain([0.8, 0.6])
+>>> result = ikchain.solve(chain, [1.0, 0.5], method="analytic")
+>>> result.status, round(result.error, 12)
+(<Status.CONVERGED: 'converged'>, 0.0)
+"""
+
+from ikchain.chain import Chain
+from ikchain.kinematics import (
+    end_from_angles,
+    jacobian_from_angles,
+    joints_from_angles,
+    min_error_from_target,
+    reach_from_lengths,
+)
+from ikchain.result import Result, Status
+from ikchain.solvers import METHODS, default_init, solve
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "METHODS",
+    "Chain",
+    "Result",
+    "Status",
+    "__version__",
+    "default_init",
+    "end_from_angles",
+    "jacobian_from_angles",
+    "joints_from_angles",
+    "min_error_from_target",
+    "reach_from_lengths",
+    "solve",
+]

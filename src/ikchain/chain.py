@@ -1,0 +1,82 @@
+"""The chain model: bone lengths and optional joint limits of a planar chain."""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from ikchain.checks import check_lengths, check_limits
+from ikchain.kinematics import reach_from_lengths
+
+
+class Chain:
+    """A planar chain of rigid bones rooted at the origin.
+
+    Joint ``i`` sits at the start of bone ``i``; its angle is measured from the
+    direction of bone ``i - 1`` (joint 0 from +x), counter-clockwise positive.
+
+    Parameters
+    ----------
+    lengths : array_like, shape (n,)
+        Bone lengths in metres, each > 0.
+    limits : array_like, shape (n, 2), optional
+        ``(min, max)`` of each joint's relative angle in radians. ``None`` leaves
+        every joint free.
+
+    Notes
+    -----
+    A chain is immutable: its arrays are read-only, so a solve can never change it.
+    """
+
+    __slots__ = ("inner_radius", "lengths", "limits", "outer_radius")
+
+    lengths: NDArray[np.float64]
+    limits: NDArray[np.float64] | None
+    inner_radius: float
+    outer_radius: float
+
+    def __init__(self, lengths: ArrayLike, limits: ArrayLike | None = None) -> None:
+        lengths = check_lengths(lengths).copy()
+        limits = check_limits(limits, lengths.size)
+        lengths.flags.writeable = False
+        if limits is not None:
+            limits = limits.copy()
+            limits.flags.writeable = False
+        inner, outer = reach_from_lengths(lengths)
+        object.__setattr__(self, "lengths", lengths)
+        object.__setattr__(self, "limits", limits)
+        object.__setattr__(self, "inner_radius", inner)
+        object.__setattr__(self, "outer_radius", outer)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"Chain is immutable; cannot set {name!r}")
+
+    @property
+    def n_bones(self) -> int:
+        """Number of bones (and of joints, one at the start of each bone)."""
+        return int(self.lengths.size)
+
+    @property
+    def total_length(self) -> float:
+        """Sum of the bone lengths, the outer radius of the reachable annulus (m)."""
+        return self.outer_radius
+
+    def __repr__(self) -> str:
+        lengths = ", ".join(f"{x:g}" for x in self.lengths)
+        if self.limits is None:
+            return f"Chain(lengths=({lengths}))"
+        return f"Chain(lengths=({lengths}), limits={self.limits.tolist()})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Chain):
+            return NotImplemented
+        same_limits = (self.limits is None and other.limits is None) or (
+            self.limits is not None
+            and other.limits is not None
+            and np.array_equal(self.limits, other.limits)
+        )
+        return np.array_equal(self.lengths, other.lengths) and same_limits
+
+    def __hash__(self) -> int:
+        limits = None if self.limits is None else tuple(map(tuple, self.limits.tolist()))
+        return hash((tuple(self.lengths.tolist()), limits))

@@ -1,0 +1,260 @@
+"""``solve()``: validate once, dispatch by method name, wrap the answer in a Result.
+
+Each method names the options it uses; passing one it does not use is an error
+rather than being silently ignored.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from ikchain.chain import Chain
+from ikchain.checks import (
+    check_angles,
+    check_bend,
+    check_count,
+    check_fraction,
+    check_points,
+    check_positive,
+)
+from ikchain.kinematics import distance, joints_from_angles, min_error_from_target
+from ikchain.result import CODE_BY_STATUS, STATUS_BY_CODE, Result, Status
+from ikchain.solvers import analytic, ccd, dls, fabrik
+from ikchain.solvers.loop import iterate
+
+METHODS = ("analytic", "ccd", "fabrik", "dls")
+
+#: Options each method uses, beyond the chain and the target.
+OPTIONS: dict[str, frozenset[str]] = {
+    "analytic": frozenset({"bend"}),
+    "ccd": frozenset(
+        {"init", "bend", "max_iterations", "tolerance", "damping", "max_step", "trace"}
+    ),
+    "fabrik": frozenset({"init", "bend", "max_iterations", "tolerance", "trace"}),
+    "dls": frozenset({"init", "bend", "max_iterations", "tolerance", "damping", "trace"}),
+}
+
+DEFAULT_MAX_ITERATIONS = 200
+DEFAULT_TOLERANCE = 1e-9
+#: Each joint of the default start pose bends by this much (rad), times ``bend``:
+#: slightly bent, never the collinear all-zero pose on which CCD stalls.
+START_BEND = 0.2
+
+
+def default_init(chain: Chain, bend: int = 1) -> NDArray[np.float64]:
+    """The slightly bent start pose, shape (n,), kept inside any joint limits."""
+    angles = np.full(chain.n_bones, bend * START_BEND)
+    if chain.limits is not None:
+        angles = np.clip(angles, chain.limits[:, 0], chain.limits[:, 1])
+    return angles
+
+
+def solve(
+    chain: Chain,
+    target: ArrayLike,
+    method: str = "dls",
+    *,
+    init: ArrayLike | None = None,
+    max_iterations: int | None = None,
+    tolerance: float | None = None,
+    damping: float | None = None,
+    bend: int | None = None,
+    max_step: float | None = None,
+    trace: bool = False,
+) -> Result:
+    """Joint angles that bring the chain's tip to ``target``, or as close as possible.
+
+    Parameters
+    ----------
+    chain : Chain
+        The chain to pose.
+    target : array_like, shape (..., 2)
+        Target(s) for the tip (m). Leading dimensions form a batch.
+    method : {"dls", "ccd", "fabrik", "analytic"}
+        ``analytic`` is the two-bone closed form; the others iterate.
+    init : array_like, shape (..., n), optional
+        Start pose(s) (rad), broadcast against the targets' batch shape. Default: each
+        joint bent by 0.2 rad in the direction of ``bend`` (iterative methods only).
+    max_iterations : int, optional
+        Iteration budget per target, >= 0. Default 200.
+    tolerance : float, optional
+        Goal for the end error (m), > 0. Default 1e-9.
+    damping : float, optional
+        Fraction in (0, 1] of each correcting step actually taken (``ccd`` and
+        ``dls``). Default 1.
+    bend : {+1, -1}, optional
+        ``analytic``: the elbow branch (sign of the second joint's angle). Iterative
+        methods: the direction in which the default start pose bends. Default +1.
+        Cannot be combined with ``init``.
+    max_step : float, optional
+        ``ccd``: largest turn of one joint in one sweep (rad), > 0.
+    trace : bool
+        Record the end error before the first iteration and after each one.
+
+    Returns
+    -------
+    Result
+        Angles, joints, tip, error, reachability, iterations and status.
+
+    Raises
+    ------
+    ValueError
+        For any malformed input, naming what was expected and what was given, or an
+        option the chosen method does not use.
+    """
+    if not isinstance(chain, Chain):
+        raise ValueError(f"chain: expected an ikchain.Chain, got {type(chain).__name__}")
+    if method not in OPTIONS:
+        raise ValueError(f"method: expected one of {', '.join(METHODS)}, got {method!r}")
+    given = {
+        name
+        for name, value in (
+            ("init", init),
+            ("max_iterations", max_iterations),
+            ("tolerance", tolerance),
+            ("damping", damping),
+            ("bend", bend),
+            ("max_step", max_step),
+            ("trace", trace or None),
+        )
+        if value is not None
+    }
+    unused = sorted(given - OPTIONS[method])
+    if unused:
+        raise ValueError(
+            f"method {method!r} takes only {', '.join(sorted(OPTIONS[method]))}; "
+            f"got {', '.join(unused)}"
+        )
+    if init is not None and bend is not None:
+        raise ValueError("bend: chooses the default start pose; expected init or bend, got both")
+
+    target = check_points(target, "target")
+    n = chain.n_bones
+    lengths = chain.lengths
+    bend = 1 if bend is None else check_bend(bend)
+
+    if method == "analytic":
+        if n != 2:
+            raise ValueError(f"method 'analytic': expected a 2-bone chain, got {n} bones")
+        if chain.limits is not None:
+            raise ValueError("method 'analytic': expected a chain without joint limits, got limits")
+        angles = analytic.angles_from_target(lengths, target, bend)
+        return _result(chain, target, angles, "analytic", iterations=None, codes=None, trace=None)
+
+    if method == "fabrik" and chain.limits is not None:
+        raise ValueError("method 'fabrik': expected a chain without joint limits, got limits")
+    max_iterations = (
+        DEFAULT_MAX_ITERATIONS
+        if max_iterations is None
+        else check_count(max_iterations, "max_iterations")
+    )
+    tolerance = DEFAULT_TOLERANCE if tolerance is None else check_positive(tolerance, "tolerance")
+    damping = 1.0 if damping is None else check_fraction(damping, "damping")
+    if max_step is not None:
+        max_step = check_positive(max_step, "max_step")
+    if init is None:
+        start = default_init(chain, bend)
+    else:
+        start = check_angles(init, n, "init")
+        _check_within_limits(chain, start)
+
+    try:
+        shape = np.broadcast_shapes(target.shape[:-1], start.shape[:-1])
+    except ValueError:
+        raise ValueError(
+            f"init: expected a batch shape that broadcasts with target's {target.shape[:-1]}, "
+            f"got {start.shape[:-1]}"
+        ) from None
+    flat_target = np.broadcast_to(target, (*shape, 2)).reshape(-1, 2)
+    flat_start = np.broadcast_to(start, (*shape, n)).reshape(-1, n)
+
+    if method == "ccd":
+        step = ccd.make_step(lengths, damping, max_step, chain.limits)
+    elif method == "fabrik":
+        step = fabrik.make_step(lengths)
+    else:
+        step = dls.make_step(lengths, damping, chain.limits)
+    outcome = iterate(
+        step,
+        lengths,
+        flat_start,
+        flat_target,
+        min_error_from_target(lengths, flat_target),
+        max_iterations=max_iterations,
+        tolerance=tolerance,
+        record_trace=trace,
+    )
+    return _result(
+        chain,
+        np.broadcast_to(target, (*shape, 2)),
+        outcome.angles.reshape(*shape, n),
+        method,
+        iterations=outcome.iterations.reshape(shape),
+        codes=outcome.codes.reshape(shape),
+        trace=None if outcome.trace is None else outcome.trace.reshape(*shape, -1),
+    )
+
+
+def _check_within_limits(chain: Chain, angles: NDArray[np.float64]) -> None:
+    if chain.limits is None:
+        return
+    low, high = chain.limits[:, 0], chain.limits[:, 1]
+    outside = (angles < low) | (angles > high)
+    if np.any(outside):
+        joint = int(np.argwhere(outside)[0][-1])
+        raise ValueError(
+            f"init: expected angles within the joint limits, got joint {joint} outside "
+            f"[{low[joint]!r}, {high[joint]!r}]"
+        )
+
+
+def _result(
+    chain: Chain,
+    target: NDArray[np.float64],
+    angles: NDArray[np.float64],
+    method: str,
+    *,
+    iterations: NDArray[np.int64] | None,
+    codes: NDArray[np.int64] | None,
+    trace: NDArray[np.float64] | None,
+) -> Result:
+    """Assemble a Result; error and reachability come from the final pose itself."""
+    joints = joints_from_angles(chain.lengths, angles)
+    end = joints[..., -1, :]
+    error = distance(end, target)
+    min_error = min_error_from_target(chain.lengths, target)
+    reachable = min_error == 0.0
+    if codes is None:  # closed form: exact where reachable, the nearest pose elsewhere
+        codes = np.where(
+            reachable, CODE_BY_STATUS[Status.CONVERGED], CODE_BY_STATUS[Status.UNREACHABLE]
+        )
+        iterations = np.zeros(error.shape, dtype=np.int64)
+    status = np.array(STATUS_BY_CODE, dtype=object)[codes]
+    fields: dict[str, Any] = {
+        "error": error,
+        "min_error": min_error,
+        "reachable": reachable,
+        "iterations": iterations,
+        "status": status,
+    }
+    if target.ndim == 1:  # a single target: plain Python scalars, a Status
+        fields = {name: _scalar(value) for name, value in fields.items()}
+    return Result(
+        angles=angles,
+        joints=joints,
+        end=end,
+        target=np.array(target),
+        method=method,
+        trace=trace,
+        **fields,
+    )
+
+
+def _scalar(value: Any) -> Any:
+    """A 0-d array or numpy scalar as the Python scalar it holds (a Status stays)."""
+    if isinstance(value, np.ndarray):
+        value = value[()]
+    return value.item() if isinstance(value, np.generic) else value

@@ -1,0 +1,60 @@
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import ikchain
+from conftest import two_bone_end
+
+angle = st.floats(-np.pi, np.pi)
+
+
+@given(angle, angle)
+def test_two_bone_fk_matches_closed_form(a0, da):
+    lengths = np.array([0.8, 0.6])
+    joints = ikchain.joints_from_angles(lengths, np.array([a0, da]))
+    assert joints.shape == (3, 2)
+    np.testing.assert_array_equal(joints[0], [0.0, 0.0])
+    np.testing.assert_allclose(joints[1], [0.8 * np.cos(a0), 0.8 * np.sin(a0)], atol=1e-15)
+    np.testing.assert_allclose(joints[2], two_bone_end(0.8, 0.6, a0, da), atol=1e-15)
+
+
+def test_fk_keeps_batch_dimensions_and_bone_lengths():
+    rng = np.random.default_rng(1)
+    lengths = rng.uniform(0.1, 1.0, 5)
+    angles = rng.uniform(-np.pi, np.pi, (3, 4, 5))
+    joints = ikchain.joints_from_angles(lengths, angles)
+    assert joints.shape == (3, 4, 6, 2)
+    bone = np.linalg.norm(np.diff(joints, axis=-2), axis=-1)
+    np.testing.assert_allclose(bone, np.broadcast_to(lengths, (3, 4, 5)), rtol=1e-13)
+    np.testing.assert_allclose(
+        ikchain.end_from_angles(lengths, angles), joints[..., -1, :], atol=1e-14
+    )
+
+
+def test_jacobian_matches_central_differences():
+    rng = np.random.default_rng(2)
+    lengths = rng.uniform(0.1, 1.0, 4)
+    angles = rng.uniform(-np.pi, np.pi, (7, 4))
+    jacobian = ikchain.jacobian_from_angles(lengths, angles)
+    assert jacobian.shape == (7, 2, 4)
+    h = 1e-6
+    for i in range(4):
+        step = np.zeros(4)
+        step[i] = h
+        numeric = (
+            ikchain.end_from_angles(lengths, angles + step)
+            - ikchain.end_from_angles(lengths, angles - step)
+        ) / (2 * h)
+        np.testing.assert_allclose(jacobian[..., i], numeric, atol=1e-8)
+
+
+@pytest.mark.parametrize(
+    ("target", "expected"),
+    [((2.0, 0.0), 0.6), ((0.0, 1.4), 0.0), ((0.5, 0.0), 0.0), ((0.05, 0.0), 0.15), ((0, 0), 0.2)],
+)
+def test_min_error_is_distance_to_annulus(target, expected):
+    lengths = np.array([0.8, 0.6])
+    assert ikchain.min_error_from_target(lengths, np.array(target)) == pytest.approx(
+        expected, abs=1e-15
+    )
