@@ -48,7 +48,55 @@ def build_parser() -> argparse.ArgumentParser:
     solve_parser.add_argument("--trace", action="store_true", help="keep the error per iteration")
     solve_parser.add_argument("--json", action="store_true", help="print JSON")
 
+    tables_parser = commands.add_parser("tables", help="print the lesson's tables")
+    tables_parser.add_argument("--section", choices=SECTION_NUMBERS, help="one section only")
+    tables_parser.add_argument("--format", choices=("text", "json", "csv"), default="text")
+    tables_parser.add_argument("--lang", choices=LANG_CHOICES, default="zh")
+
+    lesson_parser = commands.add_parser("lesson", help="serve the interactive lesson")
+    lesson_parser.add_argument("--host", default="127.0.0.1", help="default 127.0.0.1")
+    lesson_parser.add_argument("--port", type=int, default=8000, help="default 8000")
+    lesson_parser.add_argument("--no-browser", action="store_true", help="do not open a browser")
+    lesson_parser.add_argument("--lang", choices=LANG_CHOICES, default="zh")
+
+    bench_parser = commands.add_parser(
+        "bench", help="run the benchmarks (options: ikchain bench -- --help)", add_help=False
+    )
+    bench_parser.add_argument("bench_args", nargs=argparse.REMAINDER)
+
     return parser
+
+
+SECTION_NUMBERS = ("2.1", "2.2", "2.3", "2.4")
+LANG_CHOICES = ("zh", "en")
+
+
+def _run_tables(args: argparse.Namespace) -> str:
+    from ikchain.formatting import format_tables_csv, format_tables_json, format_tables_text
+    from ikchain.lesson.content import tables_for_section
+
+    sections = [args.section] if args.section else list(SECTION_NUMBERS)
+    tables = [table for number in sections for table in tables_for_section(number, args.lang)]
+    formatter = {"text": format_tables_text, "json": format_tables_json, "csv": format_tables_csv}
+    return formatter[args.format](tables)
+
+
+def _run_lesson(args: argparse.Namespace) -> int:
+    import threading
+    import webbrowser
+
+    import uvicorn
+
+    from ikchain.web.app import build_app
+
+    path = "/" if args.lang == "zh" else "/?lang=en"
+    shown = f"[{args.host}]" if ":" in args.host else args.host
+    url = f"http://{shown}:{args.port}{path}"
+    print(f"ikchain lesson: serving on {url}  (Ctrl+C to stop)", flush=True)
+    if not args.no_browser:
+        threading.Timer(1.0, webbrowser.open, args=(url,)).start()
+    uvicorn.run(build_app(), host=args.host, port=args.port, log_level="warning")
+    return 0
 
 
 def _run_solve(args: argparse.Namespace) -> str:
@@ -73,10 +121,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        if args.command == "solve":
-            output = _run_solve(args)
-        else:  # pragma: no cover - argparse restricts the choices
-            parser.error(f"unknown command {args.command!r}")
+        if args.command == "lesson":
+            return _run_lesson(args)
+        if args.command == "bench":
+            from ikchain.bench import main as bench_main
+
+            return bench_main([a for a in args.bench_args if a != "--"])
+        output = _run_tables(args) if args.command == "tables" else _run_solve(args)
     except ValueError as error:
         print(f"ikchain: error: {error}", file=sys.stderr)
         return 2

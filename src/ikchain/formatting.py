@@ -5,8 +5,11 @@ Nothing here prints; :mod:`ikchain.cli` does.
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import math
+import unicodedata
 from typing import Any
 
 import numpy as np
@@ -63,3 +66,65 @@ def format_result_text(result: Result) -> str:
 def format_result_json(result: Result) -> str:
     """A result as JSON (see :meth:`ikchain.Result.as_dict`)."""
     return json.dumps(result.as_dict(), indent=2, allow_nan=False)
+
+
+def _plain_value(value: Any) -> Any:
+    """Table values as JSON-ready Python (tuples → lists, numpy → Python)."""
+    if isinstance(value, tuple | list | np.ndarray):
+        return [_plain_value(v) for v in value]
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value if value is None or isinstance(value, bool | int | float) else str(value)
+
+
+def format_tables_text(tables: list[dict[str, Any]]) -> str:
+    """Tables as aligned plain text: caption, header, rows; numbers right-aligned."""
+    blocks = []
+    for table in tables:
+        grid = [table["columns"], *table["rows"]]
+        widths = [max(_width(row[i]) for row in grid) for i in range(len(table["columns"]))]
+        lines = [f"{table['id']}: {table['caption']}"]
+        for k, row in enumerate(grid):
+            cells = [_pad(cell, width) for cell, width in zip(row, widths, strict=True)]
+            lines.append("  ".join(cells).rstrip())
+            if k == 0:
+                lines.append("  ".join("-" * width for width in widths))
+        blocks.append("\n".join(lines))
+    return "\n\n".join(blocks)
+
+
+def format_tables_csv(tables: list[dict[str, Any]]) -> str:
+    """Tables as CSV: one block per table, the first column naming the table."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    for table in tables:
+        writer.writerow(["table", *table["columns"]])
+        for row in table["rows"]:
+            writer.writerow([table["id"], *row])
+    return out.getvalue().rstrip("\n")
+
+
+def format_tables_json(tables: list[dict[str, Any]]) -> str:
+    """Tables as JSON: captions, headers, the printed cells and the raw values."""
+    data = [
+        {
+            "id": table["id"],
+            "caption": table["caption"],
+            "columns": table["columns"],
+            "cells": table["rows"],
+            "values": _plain_value(table["values"]),
+        }
+        for table in tables
+    ]
+    return json.dumps(data, indent=1, ensure_ascii=False, allow_nan=False)
+
+
+def _width(text: str) -> int:
+    """Display width: East Asian wide characters take two columns."""
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
+def _pad(text: str, width: int) -> str:
+    return " " * (width - _width(text)) + text

@@ -1,0 +1,362 @@
+"""The lesson as data: its sections, their figures and defaults, text and tables.
+
+This module *describes* the page; it draws nothing (that is :mod:`figures`) and
+serves nothing (that is :mod:`ikchain.web.app`). :func:`page_context` is everything
+the page template needs, for one language.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+import json
+import tomllib
+from dataclasses import dataclass, field
+from importlib import resources
+from typing import Any
+
+import numpy as np
+
+from ikchain.chain import Chain
+from ikchain.formatting import format_number
+from ikchain.lesson import figures
+from ikchain.lesson.tables import (
+    LENGTHS_BY_BONES,
+    SECTION_TABLES,
+    STALL_TARGET,
+    SWEEPS_2B,
+    SWEEPS_SHORT,
+    SWEEPS_T3,
+    TOLERANCE,
+    compute_tables,
+    format_table,
+    lesson_chain,
+    table_facts,
+)
+from ikchain.solvers import METHODS
+from ikchain.web.protocol import CAPS, FrameRequest, SolveRequest, frame_from_request
+
+LANGS = ("zh", "en")
+DEFAULT_LANG = "zh"
+
+#: Controls every figure's strip shows, in order.
+COMMON_CONTROLS = ("method", "bones", "damping", "iterations", "bend")
+#: Iterations per drag frame: warm-started frames need few; the cap keeps a frame cheap.
+FRAME_ITERATIONS = 64
+#: Smoothing factor offered in 2.4 (fraction of the way to the pointer per frame).
+SMOOTHING = 0.25
+
+
+@dataclass(frozen=True)
+class Section:
+    """One section: its number, what it adds, the default state of its figure."""
+
+    key: str
+    number: str
+    adds: str  # the one new control or quantity, by name
+    bones: int
+    method: str
+    target: tuple[float, float]
+    extra_controls: tuple[str, ...] = ()
+    smoothing: float | None = None
+    blocks: tuple[tuple[str, str], ...] = field(default_factory=tuple)
+
+
+SECTIONS: tuple[Section, ...] = (
+    Section(
+        "s21",
+        "2.1",
+        "target",
+        2,
+        "analytic",
+        (1.0, 0.6),
+        blocks=(
+            ("text", "intro"),
+            ("figure", ""),
+            ("text", "formula"),
+            ("table", "table-1"),
+            ("text", "mirror"),
+        ),
+    ),
+    Section(
+        "s22",
+        "2.2",
+        "method",
+        2,
+        "ccd",
+        (1.0, 0.6),
+        extra_controls=("stall",),
+        blocks=(
+            ("text", "intro"),
+            ("figure", ""),
+            ("table", "table-2"),
+            ("text", "reading"),
+            ("table", "table-2-damping"),
+            ("text", "damping"),
+            ("table", "table-2-stall"),
+            ("text", "stall"),
+            ("table", "table-2b"),
+            ("chart", "chart-2b"),
+            ("text", "t2b"),
+        ),
+    ),
+    Section(
+        "s23",
+        "2.3",
+        "bones",
+        3,
+        "ccd",
+        (0.9, 0.5),
+        extra_controls=("family",),
+        blocks=(
+            ("text", "intro"),
+            ("figure", ""),
+            ("table", "table-3"),
+            ("text", "reading"),
+            ("text", "family"),
+        ),
+    ),
+    Section(
+        "s24",
+        "2.4",
+        "distance",
+        2,
+        "ccd",
+        (1.6, 0.8),
+        extra_controls=("smoothing",),
+        blocks=(
+            ("text", "intro"),
+            ("figure", ""),
+            ("table", "table-4"),
+            ("text", "formula"),
+            ("text", "smoothing"),
+        ),
+    ),
+)
+
+
+# -- Text -------------------------------------------------------------------------
+
+
+@functools.cache
+def _raw_text(lang: str) -> dict[str, Any]:
+    if lang not in LANGS:
+        raise ValueError(f"lang: expected one of {', '.join(LANGS)}, got {lang!r}")
+    source = resources.files("ikchain.lesson") / "text" / f"{lang}.toml"
+    return tomllib.loads(source.read_text(encoding="utf-8"))
+
+
+def placeholder_values() -> dict[str, str]:
+    """Every ``{name}`` of the page text, formatted from the chain and the tables."""
+    chain = lesson_chain(2)
+    facts = table_facts()
+    count = lambda value: "—" if value is None else str(value)  # noqa: E731
+    return {
+        "L1": format_number(chain.lengths[0], 1),
+        "L2": format_number(chain.lengths[1], 1),
+        "sum_L": format_number(chain.total_length, 1),
+        "inner": format_number(chain.inner_radius, 1),
+        "tol": f"{TOLERANCE:.0e}".replace("e-0", "e-"),
+        "sweeps_2b": str(SWEEPS_2B),
+        "sweeps_t3": str(SWEEPS_T3),
+        "sweeps_short": str(SWEEPS_SHORT),
+        "stall_target": f"({STALL_TARGET[0]:.1f}, {STALL_TARGET[1]:g})",
+        "stall_error": format_number(facts["stall_error"], 4),
+        "ccd_sweeps_mid": count(facts["ccd_sweeps_mid"]),
+        "ccd_sweeps_edge": count(facts["ccd_sweeps_edge"]),
+        "fabrik_sweeps_edge": count(facts["fabrik_sweeps_edge"]),
+        "dls_sweeps_edge": count(facts["dls_sweeps_edge"]),
+        "cond_mid": format_number(facts["cond_mid"], 1),
+        "cond_edge": format_number(facts["cond_edge"], 1),
+        "c_short_error": f"{facts['c_short_error']:.1e}",
+        "ab_joint1_gap": format_number(facts["ab_joint1_gap"], 3),
+        "ac_joint1_gap": format_number(facts["ac_joint1_gap"], 3),
+        "far_d": format_number(facts["far_d"], 2),
+        "far_error": format_number(facts["far_error"], 2),
+    }
+
+
+def _fill(value: Any, values: dict[str, str]) -> Any:
+    if isinstance(value, str):
+        return value.format_map(values)
+    if isinstance(value, list):
+        return [_fill(item, values) for item in value]
+    if isinstance(value, dict):
+        return {key: _fill(item, values) for key, item in value.items()}
+    return value
+
+
+@functools.cache
+def _text(lang: str) -> dict[str, Any]:
+    raw = {key: value for key, value in _raw_text(lang).items() if key != "placeholders"}
+    return _fill(raw, placeholder_values())
+
+
+def load_text(lang: str) -> dict[str, Any]:
+    """The page text of ``lang`` with every placeholder filled (a fresh copy)."""
+    return copy.deepcopy(_text(lang))
+
+
+def table_words(text: dict[str, Any]) -> dict[str, str]:
+    """Words that table cells use: yes/no and the status names."""
+    return {"yes": text["readings"]["yes"], "no": text["readings"]["no"], **text["status"]}
+
+
+# -- Tables, figures, chart ---------------------------------------------------------------
+
+
+def table_view(table_id: str, text: dict[str, Any]) -> dict[str, Any]:
+    """One table for the template and the CLI: caption, headers, cells, raw values."""
+    table = compute_tables()[table_id]
+    section = text[table.section]
+    caption_key = "table_caption" if table.text_key == "table" else f"{table.text_key}_caption"
+    columns_key = "columns" if table.text_key == "table" else f"{table.text_key}_columns"
+    return {
+        "id": table.id,
+        "caption": section[caption_key],
+        "columns": section[columns_key],
+        "rows": format_table(table, table_words(text)),
+        "values": table.values,
+    }
+
+
+def tables_for_section(number: str, lang: str) -> list[dict[str, Any]]:
+    """The tables of section ``number`` ("2.1" … "2.4") in ``lang``."""
+    text = load_text(lang)
+    return [table_view(table_id, text) for table_id in SECTION_TABLES[number]]
+
+
+def chart_view(text: dict[str, Any]) -> dict[str, Any]:
+    """The convergence chart of 2.2 (the data of Table 2b), with its SVG."""
+    reach = table_facts()["reach"]
+    labels = {m: text["controls"][f"method_{m}"] for m in ("ccd", "fabrik", "dls")}
+    chart = {
+        "id": "chart-2b",
+        "caption": text["s22"]["chart_caption"],
+        "x_label": text["s22"]["chart_x"],
+        "y_label": text["s22"]["chart_y"],
+        "series": [
+            {
+                "method": m,
+                "label": labels[m],
+                "points": [[row["ratio"], row["iterations"][m]] for row in reach],
+            }
+            for m in ("ccd", "fabrik", "dls")
+        ],
+    }
+    return {**chart, "svg": figures.svg_from_chart(chart)}
+
+
+def figure_defaults(section: Section) -> dict[str, Any]:
+    """The default state of a section's figure, as the page script holds it."""
+    return {
+        "lengths": list(LENGTHS_BY_BONES[section.bones]),
+        "bones": section.bones,
+        "method": section.method,
+        "target": list(section.target),
+        "bend": 1,
+        "damping": 1.0,
+        "iterations": FRAME_ITERATIONS,
+        "tolerance": TOLERANCE,
+        "smoothing": section.smoothing,
+        "init": None,
+    }
+
+
+def default_frame(section: Section) -> dict[str, Any]:
+    """The figure's default state solved, exactly as a drag frame would be."""
+    defaults = figure_defaults(section)
+    if section.method == "analytic":
+        options = {"bend": defaults["bend"]}
+    else:
+        options = {
+            "max_iterations": defaults["iterations"],
+            "tolerance": defaults["tolerance"],
+            "damping": defaults["damping"],
+        }
+    target = np.asarray(defaults["target"], dtype=np.float64)
+    request = SolveRequest(Chain(defaults["lengths"]), target, section.method, options)
+    return frame_from_request(FrameRequest(request, None, None, None, None))
+
+
+def figure_view(section: Section, text: dict[str, Any]) -> dict[str, Any]:
+    frame = default_frame(section)
+    figure = {
+        "id": f"fig-{section.key}",
+        "key": section.key,
+        "adds": section.adds,
+        "controls": [*COMMON_CONTROLS, *section.extra_controls],
+        "defaults": figure_defaults(section),
+        "frame": frame,
+        "options": {
+            "methods": list(METHODS),
+            "bones": sorted(LENGTHS_BY_BONES),
+            "lengths_by_bones": {str(n): list(v) for n, v in LENGTHS_BY_BONES.items()},
+            "smoothing": SMOOTHING,
+            "stall": {"target": list(STALL_TARGET), "init": [0.0, 0.0]},
+        },
+    }
+    title = text[section.key]["heading"]
+    return {**figure, "svg": figures.svg_from_frame(frame, figure_id=figure["id"], title=title)}
+
+
+# -- The page -------------------------------------------------------------------------------
+
+
+def _blocks(section: Section, text: dict[str, Any], figure: dict[str, Any]) -> list[dict[str, Any]]:
+    blocks: list[dict[str, Any]] = []
+    for kind, name in section.blocks:
+        if kind == "text":
+            blocks.append({"kind": "paragraphs", "items": text[section.key][name]})
+        elif kind == "figure":
+            blocks.append({"kind": "figure", "figure": figure})
+        elif kind == "table":
+            blocks.append({"kind": "table", "table": table_view(name, text)})
+        else:
+            blocks.append({"kind": "chart", "chart": chart_view(text)})
+    return blocks
+
+
+@functools.cache
+def _page_context(lang: str) -> dict[str, Any]:
+    text = load_text(lang)
+    sections, figures_data = [], {}
+    for section in SECTIONS:
+        figure = figure_view(section, text)
+        figures_data[figure["id"]] = {k: v for k, v in figure.items() if k != "svg"}
+        sections.append(
+            {
+                "key": section.key,
+                "number": section.number,
+                "heading": text[section.key]["heading"],
+                "adds": text[section.key]["adds"],
+                "blocks": _blocks(section, text, figure),
+            }
+        )
+    other = LANGS[1 - LANGS.index(lang)]
+    data = {
+        "lang": lang,
+        "figures": figures_data,
+        "labels": {
+            "status": text["status"],
+            "readings": text["readings"],
+            "controls": text["controls"],
+        },
+        "ws_path": "/ws",
+        "frame_path": "/api/frame",
+        "caps": CAPS,
+    }
+    return {
+        "lang": lang,
+        "other_lang": other,
+        "other_url": "/" if other == DEFAULT_LANG else f"/?lang={other}",
+        "text": text,
+        "sections": sections,
+        # "</" cannot end the script element early once escaped as "<\/".
+        "data_json": json.dumps(data, ensure_ascii=False).replace("</", "<\\/"),
+    }
+
+
+def page_context(lang: str = DEFAULT_LANG) -> dict[str, Any]:
+    """Everything ``page.html`` needs for ``lang`` (computed once per language)."""
+    return _page_context(lang)

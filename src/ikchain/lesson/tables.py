@@ -1,0 +1,395 @@
+"""The lesson's tables as data: every number comes from :func:`ikchain.solve`.
+
+:func:`compute_tables` runs the solver once per process (it is cached) and returns
+language-independent :class:`TableData`; :func:`format_table` turns one of them into
+cell strings for a language. The page, ``ikchain tables`` and the tests all read the
+same objects, so a cell cannot differ between them.
+
+The one exception to "only solve()" is the two-bone check column of Table 1, which
+recomputes dA independently, in 40-digit decimal arithmetic from the law of cosines,
+to check the solver rather than repeat it.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from decimal import Decimal, localcontext
+from typing import Any
+
+import numpy as np
+
+from ikchain.bench.reach import sweeps_to_tolerance
+from ikchain.chain import Chain
+from ikchain.formatting import format_number, format_point
+from ikchain.solvers import ccd, solve
+
+#: The lesson's chains: the two-bone default, and the same reach split over 3 and 4.
+LENGTHS_BY_BONES: dict[int, tuple[float, ...]] = {
+    2: (0.8, 0.6),
+    3: (0.6, 0.45, 0.35),
+    4: (0.5, 0.4, 0.3, 0.2),
+}
+#: Goal of the convergence tables (m).
+TOLERANCE = 1e-9
+#: A tolerance at the level of rounding, for rows that must agree "to every digit".
+EXACT = 1e-15
+
+TABLE1_TARGETS = ((1.4, 0.0), (1.0, 0.6), (-0.6, 0.9), (-0.9, -0.7), (0.4, -1.1), (0.0, 0.21))
+TABLE2_TARGET = (1.0, 0.6)
+TABLE2_SWEEPS = (1, 2, 4, 8, 16, 32, 64)
+DAMPING_SWEEPS = 8
+DAMPINGS = (1.0, 0.5, 0.25, 0.1)
+STALL_TARGET = (1.0, 0.0)
+STALL_SWEEPS = 5
+SWEEPS_2B = 48
+TABLE3_TARGET = (0.9, 0.5)
+TABLE3_STARTS = (
+    ("A", (20.0, 20.0, 20.0)),
+    ("B", (-30.0, 70.0, 50.0)),
+    ("C", (160.0, -150.0, -150.0)),
+)
+SWEEPS_T3 = 200
+SWEEPS_SHORT = 32
+TABLE4_DIRECTION = 30.0  # degrees
+TABLE4_DISTANCES = (0.1, 0.15, 0.3, 0.7, 1.0, 1.3, 1.5, 2.0, 3.0)
+FAR_DISTANCE = 2.0
+
+
+def lesson_chain(bones: int = 2) -> Chain:
+    """The lesson's chain with ``bones`` bones (2, 3 or 4)."""
+    return Chain(LENGTHS_BY_BONES[bones])
+
+
+@dataclass(frozen=True)
+class TableData:
+    """One table: raw values per cell, and how to format each column.
+
+    ``section`` and ``text_key`` locate the caption and the column headers in the
+    page text (``text[section][text_key + "_caption"]`` and ``..._columns``).
+    """
+
+    id: str
+    section: str
+    text_key: str
+    values: list[list[Any]]
+    formats: tuple[str, ...]
+    facts: dict[str, Any] = field(default_factory=dict)
+
+
+# -- Column formats ----------------------------------------------------------------
+
+
+def _cell(kind: str, value: Any, words: dict[str, str]) -> str:
+    """One cell as text. ``words`` holds the language's yes/no and status names."""
+    if value is None:
+        return "—"
+    formatters: dict[str, Callable[[Any], str]] = {
+        "point2": lambda v: format_point(v, 2),
+        "point4": lambda v: format_point(v, 4),
+        "fixed2": lambda v: format_number(v, 2),
+        "point6": lambda v: format_point(v, 6),
+        "m": lambda v: format_number(v, 6),
+        "deg": lambda v: format_number(v, 6),
+        "deg2": lambda v: format_number(v, 2),
+        "ratio": lambda v: format_number(v, 4),
+        "count": lambda v: str(int(v)),
+        "cond": lambda v: format_number(v, 2),
+        "yesno": lambda v: words["yes"] if v else words["no"],
+        "status": lambda v: words.get(str(v), str(v)),
+        "text": str,
+    }
+    return formatters[kind](value)
+
+
+def format_table(table: TableData, words: dict[str, str]) -> list[list[str]]:
+    """Cell strings of ``table``, row by row."""
+    return [
+        [_cell(kind, v, words) for kind, v in zip(table.formats, row, strict=True)]
+        for row in table.values
+    ]
+
+
+# -- Helpers -------------------------------------------------------------------------
+
+
+def _wrap(angles: np.ndarray) -> np.ndarray:
+    return (np.asarray(angles) + math.pi) % (2.0 * math.pi) - math.pi
+
+
+def _branch(angles: np.ndarray) -> int:
+    """Elbow branch of a two-bone pose: the sign of its wrapped second angle."""
+    return 1 if _wrap(angles[1]) >= 0.0 else -1
+
+
+def _angle_gap_deg(a: np.ndarray, b: np.ndarray) -> float:
+    """Largest joint-angle difference between two poses, degrees, wrapped."""
+    return float(np.degrees(np.max(np.abs(_wrap(np.asarray(a) - np.asarray(b))))))
+
+
+def _decimal_atan(x: Decimal) -> Decimal:
+    """arctan for 0 <= x, in the current decimal context (argument halving + Taylor)."""
+    halvings = 0
+    while x > Decimal("0.1"):
+        x = x / (1 + (1 + x * x).sqrt())
+        halvings += 1
+    term, total, k, x2 = x, x, 1, x * x
+    while True:
+        term = -term * x2
+        k += 2
+        step = term / k
+        if abs(step) < Decimal(10) ** -45:
+            break
+        total += step
+    return total * (2**halvings)
+
+
+def elbow_check_deg(l1: float, l2: float, target: tuple[float, float]) -> float:
+    """|dA| in degrees from the law of cosines, in 40-digit decimal arithmetic.
+
+    The inputs are read as the decimals they print as (0.8, not 0.8000000000000000444),
+    cos(dA) = (tx² + ty² − L1² − L2²)/(2 L1 L2) is formed exactly, and
+    dA = 2·atan(sqrt((1 − cos)/(1 + cos))). Independent of the package's solver:
+    a different formula, in different arithmetic.
+    """
+    with localcontext() as context:
+        context.prec = 50
+        first, second = Decimal(repr(l1)), Decimal(repr(l2))
+        tx, ty = Decimal(repr(float(target[0]))), Decimal(repr(float(target[1])))
+        cosine = (tx * tx + ty * ty - first * first - second * second) / (2 * first * second)
+        cosine = max(Decimal(-1), min(Decimal(1), cosine))
+        if cosine == -1:
+            return 180.0
+        angle = 2 * _decimal_atan(((1 - cosine) / (1 + cosine)).sqrt())
+        pi = 4 * _decimal_atan(Decimal(1))
+        return float(angle * 180 / pi)
+
+
+# -- The tables -----------------------------------------------------------------------
+
+
+def _table1() -> TableData:
+    chain = lesson_chain(2)
+    l1, l2 = (float(v) for v in chain.lengths)
+    rows = []
+    for target in TABLE1_TARGETS:
+        result = solve(chain, target, "analytic")
+        elbow = math.degrees(float(result.angles[1]))
+        check = elbow_check_deg(l1, l2, target)
+        rows.append(
+            [
+                target,
+                math.hypot(*target),
+                elbow,
+                math.degrees(float(result.angles[0])),
+                result.error,
+                check,
+                abs(elbow) - check,
+            ]
+        )
+    return TableData(
+        "table-1", "s21", "table", rows, ("point2", "m", "deg", "deg", "m", "deg", "deg")
+    )
+
+
+def _table2() -> TableData:
+    chain = lesson_chain(2)
+    rows, previous = [], None
+    for sweeps in TABLE2_SWEEPS:
+        result = solve(chain, TABLE2_TARGET, "ccd", max_iterations=sweeps, tolerance=EXACT)
+        exact = solve(chain, TABLE2_TARGET, "analytic", bend=_branch(result.angles))
+        ratio = None if previous in (None, 0.0) else result.error / previous
+        rows.append(
+            [
+                result.iterations,
+                result.error,
+                ratio,
+                math.degrees(float(result.angles[0])),
+                _angle_gap_deg(result.angles, exact.angles),
+            ]
+        )
+        previous = result.error
+    return TableData("table-2", "s22", "table", rows, ("count", "m", "ratio", "deg", "deg"))
+
+
+def _table2_damping() -> TableData:
+    chain = lesson_chain(2)
+    rows = []
+    for damping in DAMPINGS:
+        short = solve(
+            chain,
+            TABLE2_TARGET,
+            "ccd",
+            max_iterations=DAMPING_SWEEPS,
+            damping=damping,
+            tolerance=EXACT,
+        )
+        final = solve(
+            chain, TABLE2_TARGET, "ccd", max_iterations=20_000, damping=damping, tolerance=1e-13
+        )
+        rows.append(
+            [
+                damping,
+                short.iterations,
+                short.error,
+                math.degrees(float(short.angles[0])),
+                math.degrees(float(final.angles[0])),
+            ]
+        )
+    return TableData(
+        "table-2-damping", "s22", "damping", rows, ("fixed2", "count", "m", "deg", "deg")
+    )
+
+
+def _table2_stall() -> TableData:
+    """The collinear stall: the CCD step itself, sweep after sweep, from all zeros."""
+    chain = lesson_chain(2)
+    step = ccd.make_step(chain.lengths, 1.0, None, None)
+    angles = np.zeros((1, chain.n_bones))
+    target = np.array([STALL_TARGET])
+    rows = []
+    for sweep in range(1, STALL_SWEEPS + 1):
+        after, _ = step(angles, target, None)
+        turn = float(np.degrees(np.max(np.abs(after - angles))))
+        angles = after
+        reported = solve(
+            chain, STALL_TARGET, "ccd", init=[0.0] * chain.n_bones, max_iterations=sweep
+        )
+        rows.append([sweep, float(np.hypot(*(reported.end - STALL_TARGET))), turn, reported.status])
+        assert np.array_equal(reported.angles, angles[0])  # the step and solve() agree
+    return TableData(
+        "table-2-stall",
+        "s22",
+        "stall",
+        rows,
+        ("count", "m", "deg", "status"),
+        facts={"stall_error": rows[-1][1]},
+    )
+
+
+def _table2b() -> TableData:
+    chain = lesson_chain(2)
+    rows = []
+    data = sweeps_to_tolerance(chain, tolerance=TOLERANCE, error_after=SWEEPS_2B)
+    for row in data:
+        rows.append(
+            [
+                row.target,
+                row.distance,
+                row.ratio,
+                row.iterations["ccd"],
+                row.error_after["ccd"],
+                row.iterations["fabrik"],
+                row.iterations["dls"],
+                row.condition["ccd"],
+            ]
+        )
+    by_ratio = {row.ratio: row for row in data}
+    mid, edge = by_ratio[0.75], by_ratio[0.995]
+    facts = {
+        "ccd_sweeps_mid": mid.iterations["ccd"],
+        "ccd_sweeps_edge": edge.iterations["ccd"],
+        "fabrik_sweeps_edge": edge.iterations["fabrik"],
+        "dls_sweeps_edge": edge.iterations["dls"],
+        "cond_mid": mid.condition["ccd"],
+        "cond_edge": edge.condition["ccd"],
+        "reach": [row.as_dict() for row in data],
+    }
+    return TableData(
+        "table-2b",
+        "s22",
+        "t2b",
+        rows,
+        ("point4", "m", "ratio", "count", "m", "count", "count", "cond"),
+        facts,
+    )
+
+
+def _table3() -> TableData:
+    chain = lesson_chain(3)
+    rows, first = [], None
+    for label, start in TABLE3_STARTS:
+        init = np.radians(start)
+        result = solve(
+            chain, TABLE3_TARGET, "ccd", init=init, max_iterations=SWEEPS_T3, tolerance=EXACT
+        )
+        joint1 = result.joints[1]
+        first = joint1 if first is None else first
+        rows.append(
+            [
+                f"{label}: " + ", ".join(f"{a:g}" for a in start),
+                tuple(result.end),
+                result.error,
+                tuple(joint1),
+                float(np.hypot(*(joint1 - first))),
+            ]
+        )
+    short = solve(
+        chain,
+        TABLE3_TARGET,
+        "ccd",
+        init=np.radians(TABLE3_STARTS[2][1]),
+        max_iterations=SWEEPS_SHORT,
+        tolerance=EXACT,
+    )
+    facts = {
+        "ab_joint1_gap": rows[1][4],
+        "ac_joint1_gap": rows[2][4],
+        "c_short_error": short.error,
+        "c_short_status": short.status,
+    }
+    return TableData("table-3", "s23", "table", rows, ("text", "point6", "m", "point6", "m"), facts)
+
+
+def _table4() -> TableData:
+    chain = lesson_chain(2)
+    phi = math.radians(TABLE4_DIRECTION)
+    rows = []
+    for d in TABLE4_DISTANCES:
+        target = (d * math.cos(phi), d * math.sin(phi))
+        result = solve(chain, target, "ccd", max_iterations=20_000, tolerance=1e-13)
+        closed = max(0.0, d - chain.outer_radius, chain.inner_radius - d)
+        rows.append(
+            [
+                d,
+                result.reachable,
+                result.error,
+                closed,
+                math.degrees(float(_wrap(result.angles[0]))),
+            ]
+        )
+    far = rows[TABLE4_DISTANCES.index(FAR_DISTANCE)]
+    return TableData(
+        "table-4",
+        "s24",
+        "table",
+        rows,
+        ("fixed2", "yesno", "m", "m", "deg2"),
+        facts={"far_d": FAR_DISTANCE, "far_error": far[2]},
+    )
+
+
+#: Section number → its tables, in page order.
+SECTION_TABLES: dict[str, tuple[str, ...]] = {
+    "2.1": ("table-1",),
+    "2.2": ("table-2", "table-2-damping", "table-2-stall", "table-2b"),
+    "2.3": ("table-3",),
+    "2.4": ("table-4",),
+}
+
+
+@functools.cache
+def compute_tables() -> dict[str, TableData]:
+    """Every table of the lesson, by id, computed once per process."""
+    builders = (_table1, _table2, _table2_damping, _table2_stall, _table2b, _table3, _table4)
+    return {table.id: table for table in (build() for build in builders)}
+
+
+def table_facts() -> dict[str, Any]:
+    """The measured numbers the page's text quotes, merged from all tables."""
+    facts: dict[str, Any] = {}
+    for table in compute_tables().values():
+        facts.update(table.facts)
+    return facts

@@ -1,0 +1,281 @@
+"""Requests and replies of the lesson server: pure functions, and the caps on work.
+
+Two kinds of request share one parser:
+
+- a *solve* request (``POST /api/solve``): keys mirror ``ikchain solve``'s flags
+  (``lengths``, ``target``, ``method``, ``init``, ``iterations``, ``tolerance``,
+  ``damping``, ``bend``); the answer is the same JSON as ``ikchain solve --json``.
+- a *frame* request (WebSocket ``/ws`` and ``POST /api/frame``): one drag frame of a
+  figure, the same keys plus ``id``, ``smoothing``, ``previous_target`` and
+  ``family``; the answer is a FRAME (see :func:`frame_from_request`) with everything
+  the page draws and prints, numbers already formatted.
+
+The server keeps no per-client state: each request carries the chain, the options
+and the pose to start from.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ikchain.chain import Chain
+from ikchain.checks import check_real
+from ikchain.family import angles_from_family, family_from_angles
+from ikchain.formatting import format_degrees, format_number, format_point
+from ikchain.result import Result
+from ikchain.solvers import METHODS, solve
+
+#: Caps on one request, so that no request can stall the server.
+CAPS: dict[str, int] = {
+    "max_body_bytes": 65_536,  # request body or WebSocket message
+    "max_bones": 32,
+    "max_iterations": 5_000,
+    "max_targets": 256,  # targets in one /api/solve batch
+    "max_work": 400_000,  # bones × iterations × targets
+}
+
+SOLVE_KEYS = frozenset(
+    {"lengths", "target", "method", "init", "iterations", "tolerance", "damping", "bend"}
+)
+FRAME_KEYS = SOLVE_KEYS | {"id", "smoothing", "previous_target", "family"}
+
+#: A smoothed target this close to the pointer counts as arrived (m).
+SETTLED = 1e-6
+
+
+class RequestError(ValueError):
+    """A malformed or over-budget request; the message goes back to the client."""
+
+
+@dataclass(frozen=True)
+class SolveRequest:
+    """A validated request: the chain, the target(s), the method and its options."""
+
+    chain: Chain
+    target: np.ndarray
+    method: str
+    options: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class FrameRequest:
+    """A validated drag frame: a solve request plus the page's extras."""
+
+    solve: SolveRequest
+    id: Any
+    smoothing: float | None
+    previous_target: np.ndarray | None
+    family: float | None
+
+
+def decode(body: bytes | str) -> Any:
+    """JSON text → Python, refusing oversized bodies, bad JSON, NaN and infinity."""
+    if len(body) > CAPS["max_body_bytes"]:
+        raise RequestError(
+            f"request: expected at most {CAPS['max_body_bytes']} bytes, got {len(body)}"
+        )
+
+    def refuse_constant(name: str) -> Any:
+        raise RequestError(f"request: expected finite numbers, got {name}")
+
+    try:
+        return json.loads(body, parse_constant=refuse_constant)
+    except RequestError:
+        raise
+    except (ValueError, UnicodeDecodeError) as error:
+        raise RequestError(f"request: expected a JSON object, got invalid JSON ({error})") from None
+
+
+def _number_list(data: dict[str, Any], key: str) -> list[Any]:
+    value = data[key]
+    if not isinstance(value, list):
+        raise RequestError(f"{key}: expected a list of numbers, got {type(value).__name__}")
+    return value
+
+
+def parse_solve(data: Any, *, allowed: frozenset[str] = SOLVE_KEYS) -> SolveRequest:
+    """Validate a solve request (a decoded JSON object) against the caps."""
+    if not isinstance(data, dict):
+        raise RequestError(f"request: expected a JSON object, got {type(data).__name__}")
+    unknown = sorted(set(data) - allowed)
+    if unknown:
+        raise RequestError(
+            f"request: expected keys among {', '.join(sorted(allowed))}, got {', '.join(unknown)}"
+        )
+    for key in ("lengths", "target"):
+        if key not in data:
+            raise RequestError(f"request: expected key {key!r}, got none")
+    lengths = _number_list(data, "lengths")
+    if len(lengths) > CAPS["max_bones"]:
+        raise RequestError(
+            f"lengths: expected at most {CAPS['max_bones']} bones, got {len(lengths)}"
+        )
+    try:
+        chain = Chain(lengths)
+        target = np.asarray(data["target"], dtype=np.float64)
+    except (TypeError, ValueError) as error:
+        raise RequestError(
+            str(error)
+            if isinstance(error, ValueError)
+            else f"target: expected numbers, got {data['target']!r}"
+        ) from None
+    targets = int(np.prod(target.shape[:-1])) if target.ndim >= 1 else 1
+    if targets > CAPS["max_targets"]:
+        raise RequestError(f"target: expected at most {CAPS['max_targets']} targets, got {targets}")
+    method = data.get("method", "dls")
+    if method not in METHODS:
+        raise RequestError(f"method: expected one of {', '.join(METHODS)}, got {method!r}")
+    options: dict[str, Any] = {}
+    for key, name in (
+        ("init", "init"),
+        ("iterations", "max_iterations"),
+        ("tolerance", "tolerance"),
+        ("damping", "damping"),
+        ("bend", "bend"),
+    ):
+        if data.get(key) is not None:
+            options[name] = data[key]
+    iterations = options.get("max_iterations", 200 if method != "analytic" else 0)
+    if isinstance(iterations, int) and not isinstance(iterations, bool):
+        if iterations > CAPS["max_iterations"]:
+            raise RequestError(
+                f"iterations: expected at most {CAPS['max_iterations']}, got {iterations}"
+            )
+        work = chain.n_bones * max(1, iterations) * targets
+        if work > CAPS["max_work"]:
+            raise RequestError(
+                f"request: expected bones × iterations × targets <= {CAPS['max_work']}, "
+                f"got {chain.n_bones} × {iterations} × {targets} = {work}"
+            )
+    return SolveRequest(chain, target, method, options)
+
+
+def run_solve(request: SolveRequest) -> Result:
+    """Solve a validated request; the library's ValueErrors become RequestErrors."""
+    try:
+        return solve(request.chain, request.target, request.method, **request.options)
+    except ValueError as error:
+        raise RequestError(str(error)) from None
+
+
+def solve_reply(body: bytes | str) -> dict[str, Any]:
+    """``POST /api/solve``: the same JSON as ``ikchain solve --json``."""
+    return run_solve(parse_solve(decode(body))).as_dict()
+
+
+def parse_frame(data: Any) -> FrameRequest:
+    """Validate a frame request (a decoded JSON object)."""
+    request = parse_solve(data, allowed=FRAME_KEYS)
+    if request.target.shape != (2,):
+        raise RequestError(f"target: expected one point [x, y], got shape {request.target.shape}")
+    smoothing = data.get("smoothing")
+    previous = data.get("previous_target")
+    family = data.get("family")
+    try:
+        if smoothing is not None:
+            smoothing = check_real(smoothing, "smoothing")
+            if not 0.0 < smoothing <= 1.0:
+                raise RequestError(f"smoothing: expected a number in (0, 1], got {smoothing}")
+        if previous is not None:
+            previous = np.asarray(previous, dtype=np.float64)
+            if previous.shape != (2,) or not np.all(np.isfinite(previous)):
+                given = data["previous_target"]
+                raise RequestError(
+                    f"previous_target: expected a finite point [x, y], got {given!r}"
+                )
+        if family is not None:
+            family = check_real(family, "family")
+    except (TypeError, ValueError) as error:
+        raise RequestError(str(error)) from None
+    return FrameRequest(request, data.get("id"), smoothing, previous, family)
+
+
+def readings_from_result(result: Result, chain: Chain) -> dict[str, str]:
+    """The readings panel's numbers, formatted once, here, for page and script alike."""
+    d = math.hypot(*result.target)
+    return {
+        "target": format_point(result.target, 4),
+        "d": format_number(d, 6),
+        "d_ratio": format_number(d / chain.total_length, 4),
+        "angles": format_degrees(result.angles, 2),
+        "tip": format_point(result.end, 4),
+        "error": format_number(result.error, 6),
+        "iterations": str(result.iterations),
+        "joint1": format_point(result.joints[1], 4),
+    }
+
+
+def frame_from_request(request: FrameRequest) -> dict[str, Any]:
+    """Solve one drag frame and describe it for the page.
+
+    Smoothing moves the solved target a fraction ``smoothing`` of the way from
+    ``previous_target`` to the pointer's target; ``settled`` says whether it has
+    arrived. ``family`` (3 bones) places the pose at that family position instead of
+    iterating; otherwise the request's method runs from ``init``.
+    """
+    solve_request = request.solve
+    chain = solve_request.chain
+    pointer = solve_request.target
+    target = pointer
+    if request.smoothing is not None and request.previous_target is not None:
+        target = request.previous_target + request.smoothing * (pointer - request.previous_target)
+    settled = bool(math.hypot(*(pointer - target)) <= SETTLED)
+    if settled:
+        target = pointer
+    if request.family is not None:
+        result = _family_result(solve_request, target, request.family)
+    else:
+        result = run_solve(SolveRequest(chain, target, solve_request.method, solve_request.options))
+    family = None
+    if chain.n_bones == 3 and result.reachable and math.hypot(*target) > 0.0:
+        family = {"position": family_from_angles(chain, target, result.angles)}
+    return {
+        "result": result.as_dict(),
+        "target": result.target.tolist(),
+        "reach": {"inner": chain.inner_radius, "outer": chain.outer_radius},
+        "readings": readings_from_result(result, chain),
+        "reachable": result.reachable,
+        "status": str(result.status),
+        "gap": not result.reachable,
+        "family": family,
+        "settled": settled,
+    }
+
+
+def _family_result(request: SolveRequest, target: np.ndarray, position: float) -> Result:
+    """The family pose at ``position``, as a closed-form Result (0 iterations)."""
+    init = request.options.get("init")
+    bend = 1
+    if init is not None:
+        elbow = math.remainder(float(np.asarray(init, dtype=float).reshape(-1)[-1]), 2 * math.pi)
+        bend = -1 if elbow < 0 else 1
+    try:
+        angles = angles_from_family(request.chain, target, position, bend)
+        # Verify and package through the solver: a warm start at the family pose
+        # converges in 0 iterations, so the Result reports it honestly.
+        return solve(request.chain, target, "dls", init=angles, max_iterations=50)
+    except ValueError as error:
+        raise RequestError(str(error)) from None
+
+
+def frame_reply(message: bytes | str) -> dict[str, Any]:
+    """A WebSocket message → its reply; never raises for a bad message."""
+    request_id = None
+    try:
+        data = decode(message)
+        if isinstance(data, dict):
+            request_id = data.get("id")
+        request = parse_frame(data)
+        return {"id": request.id, "ok": True, "frame": frame_from_request(request)}
+    except RequestError as error:
+        return {"id": _plain_id(request_id), "ok": False, "error": str(error)}
+
+
+def _plain_id(value: Any) -> Any:
+    """Echo a request id only when it is a plain JSON scalar."""
+    return value if isinstance(value, int | str) and not isinstance(value, bool) else None
