@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from ikchain.chain import Chain
-from ikchain.checks import check_real
+from ikchain.checks import check_points, check_real
 from ikchain.family import angles_from_family, family_from_angles
 from ikchain.formatting import format_degrees, format_number, format_point
 from ikchain.result import Result
@@ -117,14 +117,10 @@ def parse_solve(data: Any, *, allowed: frozenset[str] = SOLVE_KEYS) -> SolveRequ
         )
     try:
         chain = Chain(lengths)
-        target = np.asarray(data["target"], dtype=np.float64)
-    except (TypeError, ValueError) as error:
-        raise RequestError(
-            str(error)
-            if isinstance(error, ValueError)
-            else f"target: expected numbers, got {data['target']!r}"
-        ) from None
-    targets = int(np.prod(target.shape[:-1])) if target.ndim >= 1 else 1
+        target = check_points(data["target"], "target")
+    except ValueError as error:
+        raise RequestError(str(error)) from None
+    targets = int(np.prod(target.shape[:-1]))
     if targets > CAPS["max_targets"]:
         raise RequestError(f"target: expected at most {CAPS['max_targets']} targets, got {targets}")
     method = data.get("method", "dls")

@@ -1,0 +1,154 @@
+"""Request parsing, caps and the frame reply, without a server."""
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+from ikchain.web import protocol
+from ikchain.web.protocol import CAPS, RequestError, frame_reply, solve_reply
+
+BASE = {"lengths": [0.8, 0.6], "target": [1.0, 0.5], "method": "ccd"}
+
+
+def reply(**changes):
+    return frame_reply(json.dumps({**BASE, "id": 7, **changes}))
+
+
+def test_frame_carries_everything_the_page_draws():
+    answer = reply(iterations=64)
+    assert answer["id"] == 7 and answer["ok"] is True
+    frame = answer["frame"]
+    assert frame["status"] == "converged" and frame["reachable"] and not frame["gap"]
+    assert frame["reach"] == {"inner": pytest.approx(0.2, abs=1e-15), "outer": 1.4}
+    joints = np.array(frame["result"]["joints"])
+    assert np.hypot(*(joints[-1] - [1.0, 0.5])) <= 1e-9
+    assert frame["readings"]["d"] == f"{math.hypot(1.0, 0.5):.6f}"
+    assert frame["readings"]["d_ratio"] == f"{math.hypot(1.0, 0.5) / 1.4:.4f}"
+
+
+def test_out_of_reach_frame_reports_gap_and_shortfall():
+    frame = reply(target=[0.0, 2.0], iterations=2000)["frame"]
+    assert frame["gap"] and not frame["reachable"] and frame["status"] == "unreachable"
+    assert frame["readings"]["error"] == f"{2.0 - 1.4:.6f}"
+
+
+def test_warm_start_from_previous_pose_takes_fewer_iterations():
+    cold = reply(target=[1.0, 0.52])["frame"]["result"]
+    warm_from = reply(target=[1.0, 0.5])["frame"]["result"]["angles"]
+    warm = reply(target=[1.0, 0.52], init=warm_from)["frame"]["result"]
+    assert warm["iterations"] < cold["iterations"]
+
+
+def test_smoothing_moves_a_fraction_of_the_way_and_settles():
+    answer = reply(target=[1.0, 0.5], smoothing=0.25, previous_target=[0.6, 0.1])["frame"]
+    np.testing.assert_allclose(answer["target"], [0.7, 0.2], atol=1e-15)
+    assert answer["settled"] is False
+    answer = reply(target=[1.0, 0.5], smoothing=0.25, previous_target=[1.0, 0.5])["frame"]
+    assert answer["settled"] is True and answer["target"] == [1.0, 0.5]
+
+
+def test_family_position_keeps_the_tip_on_the_target():
+    base = {"lengths": [0.6, 0.45, 0.35], "target": [0.9, 0.5], "method": "ccd"}
+    first = frame_reply(json.dumps({**base, "family": -0.5}))["frame"]
+    second = frame_reply(json.dumps({**base, "family": 0.5}))["frame"]
+    for frame in (first, second):
+        assert frame["result"]["error"] <= 1e-12
+    assert first["family"]["position"] == pytest.approx(-0.5, abs=1e-9)
+    gap = np.subtract(first["result"]["joints"][1], second["result"]["joints"][1])
+    assert np.hypot(*gap) > 0.1
+
+
+@pytest.mark.parametrize(
+    ("message", "expected"),
+    [
+        ("not json", "expected a JSON object, got invalid JSON"),
+        ("[1, 2]", "expected a JSON object, got list"),
+        ('{"target": [1, 0]}', "expected key 'lengths', got none"),
+        ('{"lengths": [0.8, 0.6]}', "expected key 'target', got none"),
+        ('{"lengths": [0.8, 0.6], "target": [NaN, 0]}', "expected finite numbers, got NaN"),
+        ('{"lengths": [0.8, 0.6], "target": [Infinity, 0]}', "expected finite numbers"),
+        ('{"lengths": [0.8, 0.6], "target": [1e999, 0]}', "target: expected finite numbers"),
+        ('{"lengths": [0.8, 0.0], "target": [1, 0]}', "expected every length > 0"),
+        ('{"lengths": "long", "target": [1, 0]}', "lengths: expected a list of numbers, got str"),
+        ('{"lengths": [0.8, 0.6], "target": [1, 0], "method": "magic"}', "method: expected one of"),
+        ('{"lengths": [0.8, 0.6], "target": [1, 0], "colour": 1}', "got colour"),
+        (
+            '{"lengths": [0.8, 0.6], "target": [1, 0], "method": "ccd", "iterations": 1000000000}',
+            "iterations: expected at most 5000, got 1000000000",
+        ),
+        (
+            '{"lengths": [0.8, 0.6], "target": [1, 0], "method": "ccd", "iterations": -1}',
+            "expected a non-negative integer",
+        ),
+        ('{"lengths": [0.8, 0.6], "target": [1, 0], "smoothing": 2}', "smoothing: expected"),
+        ('{"lengths": [0.8, 0.6], "target": [[1, 0], [0, 1]]}', "expected one point"),
+        (
+            '{"lengths": [0.8, 0.6], "target": [1, 0], "method": "analytic", "init": [0, 0]}',
+            "takes only bend; got init",
+        ),
+    ],
+)
+def test_bad_messages_get_an_error_reply(message, expected):
+    answer = frame_reply(message)
+    assert answer["ok"] is False
+    assert expected in answer["error"]
+
+
+def test_a_million_bones_is_refused_before_any_work():
+    answer = frame_reply(json.dumps({"lengths": [1.0] * 1000, "target": [1, 0]}))
+    assert "expected at most 32 bones, got 1000" in answer["error"]
+    answer = frame_reply(json.dumps({"lengths": [1.0] * 10**6, "target": [1, 0]}))
+    assert f"expected at most {CAPS['max_body_bytes']} bytes" in answer["error"]
+
+
+def test_work_cap_bounds_bones_times_iterations_times_targets():
+    body = json.dumps(
+        {"lengths": [0.1] * 32, "target": [[0.5, 0.5]] * 100, "method": "ccd", "iterations": 5000}
+    )
+    with pytest.raises(RequestError, match="bones × iterations × targets"):
+        solve_reply(body)
+
+
+def test_request_id_is_echoed_even_on_error():
+    answer = frame_reply(json.dumps({"id": 12, "lengths": [], "target": [1, 0]}))
+    assert answer == {"id": 12, "ok": False, "error": answer["error"]}
+    assert "empty chain" in answer["error"]
+
+
+def test_solve_reply_is_the_cli_json(capsys):
+    from ikchain.cli import main
+
+    assert (
+        main(
+            [
+                "solve",
+                "--lengths",
+                "0.8,0.6",
+                "--target",
+                "1.2,0.3",
+                "--method",
+                "fabrik",
+                "--iterations",
+                "50",
+                "--json",
+            ]
+        )
+        == 0
+    )
+    cli = json.loads(capsys.readouterr().out)
+    api = solve_reply(
+        json.dumps(
+            {"lengths": [0.8, 0.6], "target": [1.2, 0.3], "method": "fabrik", "iterations": 50}
+        )
+    )
+    assert api == cli
+
+
+def test_caps_are_documented_in_the_readme():
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    for name, value in protocol.CAPS.items():
+        assert f"`{name}`" in readme and f"{value:,}" in readme, name
