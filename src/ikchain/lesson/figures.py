@@ -42,7 +42,7 @@ STYLE = {
     "joint_r": 0.026,
     "root_r": 0.04,
     "tip_r": 0.022,
-    "ring_r": 0.055,
+    "ring_r": 0.062,
     "ring_width": 0.016,
     "hit_r": 0.13,
     "pointer_r": 0.018,
@@ -264,7 +264,7 @@ def svg_from_frame(
 
 #: Chart canvas in SVG pixels and its plot margins (left, right, top, bottom).
 CHART_SIZE = (640, 380)
-CHART_MARGIN = (64, 150, 20, 56)
+CHART_MARGIN = (64, 24, 20, 56)
 
 
 def _marker(kind: str, x: float, y: float, colour: str, *, capped: bool = False) -> str:
@@ -299,6 +299,30 @@ def _nice_step(span: float, target_ticks: int = 6) -> float:
 def _tick_text(value: float, step: float) -> str:
     decimals = max(0, -math.floor(math.log10(step) + 1e-9))
     return f"{value:.{decimals}f}"
+
+
+def _legend(series: Sequence[Mapping[str, Any]], x0: float, y0: float) -> list[str]:
+    """The legend, in the plot's empty upper-left corner, on a white card."""
+    longest = max((len(str(s.get("label", s.get("method", "")))) for s in series), default=4)
+    width, row = 46 + 7.2 * longest, 22
+    out = [
+        f'<rect class="legend-card" x="{x0}" y="{y0}" width="{width:.1f}" '
+        f'height="{row * len(series) + 8}" rx="4" fill="#fff" stroke="#ddd"/>'
+    ]
+    for index, s in enumerate(series):
+        method = str(s.get("method", ""))
+        colour = METHOD_COLOURS.get(method, "#444")
+        kind = METHOD_MARKERS.get(method, "circle")
+        lx, ly = x0 + 10, y0 + 15 + row * index
+        out.append(
+            f'<g class="legend" data-method="{escape(method, quote=True)}">'
+            f'<line x1="{lx}" y1="{ly}" x2="{lx + 26}" y2="{ly}" stroke="{colour}" '
+            'stroke-width="2"/>'
+            + _marker(kind, lx + 13, ly, colour)
+            + f'<text x="{lx + 34}" y="{ly + 4}">{escape(str(s.get("label", method)))}</text>'
+            "</g>"
+        )
+    return out
 
 
 def svg_from_chart(chart: Mapping[str, Any]) -> str:
@@ -392,7 +416,7 @@ def svg_from_chart(chart: Mapping[str, Any]) -> str:
             f'text-anchor="end">{escape(text)}</text>'
         )
 
-    for index, s in enumerate(series):
+    for s in series:
         method = str(s.get("method", ""))
         colour = METHOD_COLOURS.get(method, "#444")
         kind = METHOD_MARKERS.get(method, "circle")
@@ -410,15 +434,6 @@ def svg_from_chart(chart: Mapping[str, Any]) -> str:
             + "".join(_marker(kind, x, y, colour, capped=c) for x, y, c in placed)
             + "</g>"
         )
-        ly = top + 14 + 22 * index
-        lx = left + plot_w + 16
-        out.append(
-            f'<g class="legend" data-method="{escape(method, quote=True)}">'
-            f'<line x1="{lx}" y1="{ly}" x2="{lx + 26}" y2="{ly}" stroke="{colour}" '
-            'stroke-width="2"/>'
-            + _marker(kind, lx + 13, ly, colour)
-            + f'<text x="{lx + 34}" y="{ly + 4}">{escape(str(s.get("label", method)))}</text>'
-            "</g>"
-        )
+    out.extend(_legend(series, left + 12, top + 12))
     out.append("</svg>")
     return "\n".join(out)

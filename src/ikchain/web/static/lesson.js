@@ -1,0 +1,553 @@
+/* ikchain lesson page: input and drawing only.
+ *
+ * Every number drawn or printed here comes from the Python solver through the server
+ * (WebSocket /ws, or POST /api/frame when the socket is unavailable). This script
+ * converts pointer coordinates to world coordinates, keeps ONE state per figure, and
+ * one update() redraws every layer of a figure from that state. It computes no
+ * angle, position, distance, ratio, error or smoothing.
+ *
+ * Measurement hook (used by `python -m ikchain.bench.lesson`): every redraw that
+ * answers an input is pushed to window.__ikchainRedraws as
+ *   {figure, id, input: ms, drawn: ms, painted: ms}
+ * with performance.now() timestamps: input = the (earliest) pointer/key event the
+ * request carried, drawn = right after update(), painted = the next animation frame.
+ */
+(function () {
+  "use strict";
+
+  var doc = document.documentElement;
+  doc.classList.remove("no-js");
+  doc.classList.add("js");
+
+  var dataEl = document.getElementById("lesson-data");
+  if (!dataEl) return;
+  var DATA = JSON.parse(dataEl.textContent);
+  var LABELS = DATA.labels || {};
+  var SVGNS = "http://www.w3.org/2000/svg";
+  var STEP = 0.02; // arrow key: world metres per press
+  var BIG_STEP = 0.1; // with Shift
+  var REDRAW_LOG_MAX = 5000;
+
+  // Which options each method accepts (the solver refuses options it does not use).
+  var METHOD_TAKES = {
+    analytic: { bend: true },
+    ccd: { init: true, iterations: true, tolerance: true, damping: true },
+    fabrik: { init: true, iterations: true, tolerance: true },
+    dls: { init: true, iterations: true, tolerance: true, damping: true },
+  };
+
+  window.__ikchainRedraws = [];
+  window.__ikchainFigures = {};
+
+  // ------------------------------------------------------------------ transport
+  var transport = {
+    ws: null,
+    state: "idle", // idle | connecting | open | failed
+    nextId: 1,
+    waiting: {}, // id -> figure
+    queue: [], // bodies waiting for the socket to open
+    retryAt: 0,
+
+    connect: function () {
+      if (!("WebSocket" in window) || !DATA.ws_path) {
+        this.state = "failed";
+        return;
+      }
+      var self = this;
+      var url = (location.protocol === "https:" ? "wss://" : "ws://") + location.host + DATA.ws_path;
+      var ws;
+      try {
+        ws = new WebSocket(url);
+      } catch (err) {
+        this.fail();
+        return;
+      }
+      this.ws = ws;
+      this.state = "connecting";
+      ws.onopen = function () {
+        self.state = "open";
+        var queued = self.queue;
+        self.queue = [];
+        queued.forEach(function (body) { ws.send(JSON.stringify(body)); });
+      };
+      ws.onmessage = function (event) {
+        var reply;
+        try { reply = JSON.parse(event.data); } catch (err) { return; }
+        self.deliver(reply);
+      };
+      ws.onclose = function () { self.fail(); };
+      ws.onerror = function () { /* onclose follows */ };
+    },
+
+    fail: function () {
+      this.ws = null;
+      this.state = "failed";
+      this.retryAt = performance.now() + 3000;
+      var queued = this.queue;
+      this.queue = [];
+      var self = this;
+      queued.forEach(function (body) { self.post(body); });
+      // Requests that were in flight on the dead socket: send them again over HTTP.
+      Object.keys(this.waiting).forEach(function (id) {
+        var fig = self.waiting[id];
+        if (fig && fig.inflightBody && String(fig.inflightBody.id) === id) self.post(fig.inflightBody);
+      });
+    },
+
+    post: function (body) {
+      var self = this;
+      fetch("/api/frame", {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify(body),
+      })
+        .then(function (response) { return response.json(); })
+        .then(function (reply) {
+          if (reply && reply.id == null) reply.id = body.id;
+          self.deliver(reply);
+        })
+        .catch(function (err) {
+          self.deliver({ id: body.id, ok: false, error: String(err) });
+        });
+    },
+
+    send: function (fig, body) {
+      body.id = this.nextId++;
+      this.waiting[body.id] = fig;
+      if (this.state === "failed" && performance.now() > this.retryAt) this.connect();
+      if (this.state === "open") this.ws.send(JSON.stringify(body));
+      else if (this.state === "connecting") this.queue.push(body);
+      else this.post(body);
+      return body.id;
+    },
+
+    deliver: function (reply) {
+      if (!reply || reply.id == null) return;
+      var fig = this.waiting[reply.id];
+      delete this.waiting[reply.id];
+      if (fig) fig.receive(reply);
+    },
+  };
+
+  // ------------------------------------------------------------------ helpers
+  function copy(value) { return JSON.parse(JSON.stringify(value)); }
+
+  function setAttrs(el, attrs) {
+    for (var name in attrs) {
+      if (Object.prototype.hasOwnProperty.call(attrs, name)) el.setAttribute(name, String(attrs[name]));
+    }
+  }
+
+  function show(el, visible) {
+    if (el) el.setAttribute("visibility", visible ? "visible" : "hidden");
+  }
+
+  function pointsText(points) {
+    var parts = [];
+    for (var i = 0; i < points.length; i++) parts.push(points[i][0] + "," + points[i][1]);
+    return parts.join(" ");
+  }
+
+  // ------------------------------------------------------------------ figure
+  function Figure(el, spec) {
+    this.el = el;
+    this.id = spec.id;
+    this.spec = spec;
+    this.options = spec.options || {};
+    this.defaults = spec.defaults || {};
+    this.svg = el.querySelector("svg.ik-figure");
+    this.world = this.svg.querySelector("g.world");
+    this.extent = parseFloat(this.svg.getAttribute("data-extent")) || 2;
+    var q = this.svg.querySelector.bind(this.svg);
+    this.layer = {
+      outer: q(".reach-outer"),
+      inner: q(".reach-inner"),
+      gap: q(".gap"),
+      bones: q(".bones"),
+      joints: q(".joints"),
+      tip: q(".tip"),
+      pointer: q(".pointer"),
+      target: q("g.target"),
+      hit: q(".target-hit"),
+      ring: q(".target-ring"),
+    };
+    this.jointTemplate = this.layer.joints.querySelector(".joint");
+    this.readings = {};
+    var self = this;
+    el.querySelectorAll("[data-reading]").forEach(function (dd) {
+      self.readings[dd.getAttribute("data-reading")] = dd;
+    });
+    this.errorEl = el.querySelector(".fig-error");
+    this.controls = el.querySelector(".controls");
+    this.inflight = null; // id of the one request in flight
+    this.inflightBody = null;
+    this.pending = false; // state changed while a request was in flight
+    this.pendingInput = null; // earliest input time not yet answered
+    this.sentInput = null; // input time carried by the request in flight
+    this.dragging = null;
+    this.resetState();
+    this.bind();
+  }
+
+  Figure.prototype.resetState = function () {
+    var d = this.defaults;
+    var frame = copy(this.spec.frame);
+    this.state = {
+      method: d.method,
+      bones: d.bones || (d.lengths ? d.lengths.length : 2),
+      lengths: copy(d.lengths),
+      damping: d.damping,
+      iterations: d.iterations,
+      tolerance: d.tolerance,
+      bend: d.bend || 1,
+      smoothing: d.smoothing || null, // alpha when on, null when off
+      pointer: copy(d.target), // where the reader wants the target
+      init: d.init ? copy(d.init) : null, // explicit start pose for the next request
+      cold: false, // next request starts from the default pose (bend), not the frame
+      family: null, // family position to move to on the next request
+      frame: frame, // the server's answer currently drawn
+    };
+  };
+
+  Figure.prototype.smoothingAlpha = function () {
+    var d = this.defaults, o = this.options;
+    return d.smoothing || o.smoothing || o.smoothing_alpha || null;
+  };
+
+  // The request for the current state. Warm start: the drawn frame's angles.
+  Figure.prototype.body = function () {
+    var s = this.state;
+    var takes = METHOD_TAKES[s.method] || {};
+    var lengths = (this.options.lengths_by_bones || {})[String(s.bones)] || s.lengths;
+    var frame = s.frame;
+    var init = null;
+    if (takes.init) {
+      if (s.init) init = s.init;
+      else if (!s.cold && frame && frame.result.angles.length === lengths.length) init = frame.result.angles;
+    }
+    return {
+      lengths: lengths,
+      target: s.pointer,
+      method: s.method,
+      init: init,
+      iterations: takes.iterations ? s.iterations : null,
+      tolerance: takes.tolerance ? s.tolerance : null,
+      damping: takes.damping ? s.damping : null,
+      bend: takes.bend || (takes.init && init === null) ? s.bend : null,
+      smoothing: s.smoothing,
+      previous_target: s.smoothing && frame ? frame.target : null,
+      family: s.family,
+    };
+  };
+
+  // Ask for a frame for the current state: at most one request in flight.
+  Figure.prototype.request = function (inputTime) {
+    if (inputTime != null && this.pendingInput == null) this.pendingInput = inputTime;
+    if (this.inflight != null) {
+      this.pending = true;
+      return;
+    }
+    this.pending = false;
+    var body = this.body();
+    this.sentInput = this.pendingInput;
+    this.pendingInput = null;
+    // One-shot parts of the state are consumed by the request that carries them.
+    this.state.init = null;
+    this.state.cold = false;
+    this.state.family = null;
+    this.inflightBody = body;
+    this.inflight = transport.send(this, body);
+  };
+
+  Figure.prototype.receive = function (reply) {
+    if (reply.id !== this.inflight) return; // stale: newest answer wins
+    this.inflight = null;
+    this.inflightBody = null;
+    var input = this.sentInput;
+    this.sentInput = null;
+    if (reply.ok) {
+      this.state.frame = reply.frame;
+      this.state.error = null;
+    } else {
+      this.state.error = reply.error || "error";
+    }
+    this.update();
+    if (input != null) this.logRedraw(reply.id, input);
+    if (this.pending) {
+      this.request(null);
+    } else if (reply.ok && reply.frame.settled === false && this.state.smoothing) {
+      var self = this;
+      requestAnimationFrame(function () { if (self.inflight == null) self.request(null); });
+    }
+  };
+
+  Figure.prototype.logRedraw = function (id, input) {
+    var entry = { figure: this.id, id: id, input: input, drawn: performance.now(), painted: null };
+    var log = window.__ikchainRedraws;
+    log.push(entry);
+    if (log.length > REDRAW_LOG_MAX) log.splice(0, log.length - REDRAW_LOG_MAX);
+    requestAnimationFrame(function () { entry.painted = performance.now(); });
+  };
+
+  // ONE redraw of every layer, the readings and the controls from this.state.
+  Figure.prototype.update = function () {
+    var s = this.state;
+    var f = s.frame;
+    var r = f.result;
+    var L = this.layer;
+    var joints = r.joints;
+    var tip = joints[joints.length - 1];
+    var target = f.target;
+
+    setAttrs(L.outer, { r: f.reach.outer });
+    setAttrs(L.inner, { r: f.reach.inner });
+    show(L.inner, f.reach.inner > 0);
+    L.bones.setAttribute("points", pointsText(joints));
+    this.drawJoints(joints);
+    setAttrs(L.tip, { cx: tip[0], cy: tip[1] });
+    setAttrs(L.gap, { x1: tip[0], y1: tip[1], x2: target[0], y2: target[1] });
+    show(L.gap, !!f.gap);
+    setAttrs(L.ring, { cx: target[0], cy: target[1] });
+    setAttrs(L.hit, { cx: target[0], cy: target[1] });
+    setAttrs(L.pointer, { cx: s.pointer[0], cy: s.pointer[1] });
+    show(L.pointer, !!s.smoothing && f.settled === false);
+    L.target.setAttribute("aria-valuetext", f.readings.target);
+
+    var rd = f.readings;
+    for (var key in this.readings) {
+      if (!Object.prototype.hasOwnProperty.call(this.readings, key)) continue;
+      var text;
+      if (key === "reachable") text = f.reachable ? LABELS.readings.yes : LABELS.readings.no;
+      else if (key === "status") text = (LABELS.status && LABELS.status[f.status]) || f.status;
+      else text = rd[key];
+      if (text != null && this.readings[key].textContent !== text) this.readings[key].textContent = text;
+    }
+    var j1 = this.readings.joint1;
+    if (j1) j1.parentNode.hidden = joints.length < 4;
+
+    this.el.classList.toggle("is-unreachable", !f.reachable);
+    this.el.setAttribute("data-status", f.status);
+    this.el.setAttribute("data-reachable", f.reachable ? "true" : "false");
+    if (this.errorEl) {
+      this.errorEl.hidden = !s.error;
+      this.errorEl.textContent = s.error || "";
+    }
+    this.updateControls();
+  };
+
+  Figure.prototype.drawJoints = function (joints) {
+    var group = this.layer.joints;
+    var circles = group.querySelectorAll(".joint");
+    var want = joints.length - 2; // inner joints only: root and tip have their own marks
+    for (var i = circles.length; i < want; i++) {
+      var c = this.jointTemplate ? this.jointTemplate.cloneNode(false) : document.createElementNS(SVGNS, "circle");
+      if (!this.jointTemplate) setAttrs(c, { class: "joint", r: 0.026 });
+      c.setAttribute("data-index", String(i + 1));
+      group.appendChild(c);
+    }
+    for (var k = circles.length - 1; k >= want; k--) group.removeChild(circles[k]);
+    circles = group.querySelectorAll(".joint");
+    for (var j = 0; j < want; j++) setAttrs(circles[j], { cx: joints[j + 1][0], cy: joints[j + 1][1] });
+  };
+
+  Figure.prototype.control = function (name) {
+    return this.controls ? this.controls.querySelector('[name="' + name + '"]') : null;
+  };
+
+  Figure.prototype.updateControls = function () {
+    var s = this.state;
+    var method = this.control("method");
+    if (method) {
+      if (method.value !== s.method) method.value = s.method;
+      var analytic = method.querySelector('option[value="analytic"]');
+      if (analytic) analytic.disabled = s.bones !== 2;
+    }
+    var bones = this.control("bones");
+    if (bones && bones.value !== String(s.bones)) bones.value = String(s.bones);
+    var bend = this.control("bend");
+    if (bend && bend.value !== String(s.bend)) bend.value = String(s.bend);
+    var damping = this.control("damping");
+    if (damping) {
+      damping.value = String(s.damping);
+      damping.disabled = !(METHOD_TAKES[s.method] || {}).damping;
+      var out = this.el.querySelector('output[data-value="damping"]');
+      if (out) out.textContent = damping.value;
+    }
+    var iterations = this.control("iterations");
+    if (iterations) {
+      if (document.activeElement !== iterations) iterations.value = String(s.iterations);
+      iterations.disabled = !(METHOD_TAKES[s.method] || {}).iterations;
+    }
+    var smoothing = this.control("smoothing");
+    if (smoothing) smoothing.checked = !!s.smoothing;
+    var family = this.control("family");
+    if (family) {
+      var fam = s.frame.family;
+      var label = family.closest("[data-control]");
+      if (label) label.hidden = s.bones !== 3;
+      family.disabled = !fam;
+      if (fam && !this.slidingFamily) family.value = String(fam.position);
+    }
+  };
+
+  // ------------------------------------------------------------------ input
+  Figure.prototype.worldFromEvent = function (event) {
+    var m = this.world.getScreenCTM();
+    if (!m) return null;
+    var p = this.svg.createSVGPoint();
+    p.x = event.clientX;
+    p.y = event.clientY;
+    var w = p.matrixTransform(m.inverse());
+    var e = this.extent;
+    return [Math.max(-e, Math.min(e, w.x)), Math.max(-e, Math.min(e, w.y))];
+  };
+
+  Figure.prototype.moveTo = function (point, inputTime) {
+    if (!point) return;
+    this.state.pointer = point;
+    this.state.family = null;
+    this.request(inputTime);
+  };
+
+  Figure.prototype.bind = function () {
+    var self = this;
+    var svg = this.svg;
+    var ring = this.layer.target;
+
+    svg.addEventListener("pointerdown", function (event) {
+      if (event.button !== undefined && event.button > 0) return;
+      event.preventDefault();
+      self.dragging = event.pointerId;
+      try { svg.setPointerCapture(event.pointerId); } catch (err) { /* synthetic */ }
+      ring.focus({ preventScroll: true });
+      self.el.classList.add("is-dragging");
+      self.moveTo(self.worldFromEvent(event), event.timeStamp || performance.now());
+    });
+    svg.addEventListener("pointermove", function (event) {
+      if (self.dragging !== event.pointerId) return;
+      event.preventDefault();
+      self.moveTo(self.worldFromEvent(event), event.timeStamp || performance.now());
+    });
+    function end(event) {
+      if (self.dragging !== event.pointerId) return;
+      self.dragging = null;
+      self.el.classList.remove("is-dragging");
+    }
+    svg.addEventListener("pointerup", end);
+    svg.addEventListener("pointercancel", end);
+    svg.addEventListener("lostpointercapture", end);
+
+    ring.addEventListener("keydown", function (event) {
+      var step = event.shiftKey ? BIG_STEP : STEP;
+      var dx = 0, dy = 0;
+      switch (event.key) {
+        case "ArrowLeft": dx = -step; break;
+        case "ArrowRight": dx = step; break;
+        case "ArrowUp": dy = step; break;
+        case "ArrowDown": dy = -step; break;
+        default: return;
+      }
+      event.preventDefault();
+      var p = self.state.pointer, e = self.extent;
+      self.moveTo([Math.max(-e, Math.min(e, p[0] + dx)), Math.max(-e, Math.min(e, p[1] + dy))],
+        event.timeStamp || performance.now());
+    });
+
+    if (!this.controls) return;
+    this.controls.disabled = false;
+    this.controls.addEventListener("change", function (event) { self.onControl(event); });
+    this.controls.addEventListener("input", function (event) {
+      var name = event.target.name;
+      if (name === "damping" || name === "family") self.onControl(event);
+    });
+    this.controls.addEventListener("click", function (event) {
+      var button = event.target.closest("button");
+      if (!button) return;
+      if (button.name === "reset") {
+        self.inflight = null; // a late answer to the old state is ignored
+        self.pending = false;
+        self.resetState();
+        self.update();
+      } else if (button.name === "stall") {
+        self.stall();
+      }
+    });
+    var family = this.control("family");
+    if (family) {
+      family.addEventListener("pointerdown", function () { self.slidingFamily = true; });
+      family.addEventListener("pointerup", function () { self.slidingFamily = false; });
+      family.addEventListener("change", function () { self.slidingFamily = false; });
+    }
+  };
+
+  Figure.prototype.stall = function () {
+    // The stall demo: the target and the all-zero start pose, both given by the server.
+    var o = this.options;
+    var stall = o.stall || {};
+    var target = stall.target || o.stall_target;
+    var init = stall.init || o.stall_init;
+    if (!target || !init) return;
+    var s = this.state;
+    if (stall.method || o.stall_method) s.method = stall.method || o.stall_method;
+    if (s.method === "analytic") s.method = "ccd";
+    s.bones = init.length;
+    s.pointer = copy(target);
+    s.init = copy(init);
+    s.family = null;
+    this.request(performance.now());
+  };
+
+  Figure.prototype.onControl = function (event) {
+    var el = event.target;
+    var s = this.state;
+    var value = el.value;
+    switch (el.name) {
+      case "method":
+        s.method = value;
+        break;
+      case "bones":
+        s.bones = parseInt(value, 10);
+        if (s.bones !== 2 && s.method === "analytic") s.method = this.options.methods_iterative_default || "ccd";
+        s.cold = true; // a different chain: start from the default pose
+        break;
+      case "bend":
+        s.bend = parseInt(value, 10);
+        s.cold = true; // iterative methods: the default start pose bends this way
+        break;
+      case "damping":
+        s.damping = parseFloat(value);
+        break;
+      case "iterations":
+        var n = parseInt(value, 10);
+        if (!(n >= 0)) return;
+        s.iterations = n;
+        break;
+      case "smoothing":
+        s.smoothing = el.checked ? this.smoothingAlpha() : null;
+        break;
+      case "family":
+        s.family = parseFloat(value);
+        break;
+      default:
+        return;
+    }
+    this.request(event.timeStamp || performance.now());
+  };
+
+  // ------------------------------------------------------------------ start
+  function start() {
+    var figures = DATA.figures || {};
+    Object.keys(figures).forEach(function (id) {
+      var el = document.getElementById(id);
+      if (!el || !el.querySelector("svg.ik-figure")) return;
+      var fig = new Figure(el, figures[id]);
+      window.__ikchainFigures[id] = fig;
+      fig.update();
+    });
+    transport.connect();
+    doc.classList.add("js-ready");
+  }
+
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
+  else start();
+})();
