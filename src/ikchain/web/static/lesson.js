@@ -256,6 +256,7 @@
     this.state.cold = false;
     this.state.family = null;
     this.inflightBody = body;
+    this.familyInflight = body.family != null;
     this.inflight = transport.send(this, body);
   };
 
@@ -263,6 +264,7 @@
     if (reply.id !== this.inflight) return; // stale: newest answer wins
     this.inflight = null;
     this.inflightBody = null;
+    this.familyInflight = false;
     var input = this.sentInput;
     this.sentInput = null;
     if (reply.ok) {
@@ -386,7 +388,11 @@
       var label = family.closest("[data-control]");
       if (label) label.hidden = s.bones !== 3;
       family.disabled = !fam;
-      if (fam && !this.slidingFamily) family.value = String(fam.position);
+      // The slider shows the server's family position, except while the reader is
+      // moving it (their value is still on its way).
+      if (fam && !this.slidingFamily && !this.familyInflight && s.family == null) {
+        family.value = String(fam.position);
+      }
     }
   };
 
