@@ -6,6 +6,7 @@ rather than being silently ignored.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -20,8 +21,12 @@ from ikchain.checks import (
     check_points,
     check_positive,
 )
-from ikchain.kinematics import distance, joints_from_angles, min_error_from_target
-from ikchain.result import CODE_BY_STATUS, STATUS_BY_CODE, Result, Status
+from ikchain.kinematics import (
+    distance,
+    joints_from_angles,
+    min_error_from_target,
+)
+from ikchain.result import CODE_BY_STATUS, STATUS_BY_CODE, Result, Status, make_result
 from ikchain.solvers import analytic, ccd, dls, fabrik
 from ikchain.solvers.loop import iterate
 
@@ -107,33 +112,27 @@ def solve(
     """
     if not isinstance(chain, Chain):
         raise ValueError(f"chain: expected an ikchain.Chain, got {type(chain).__name__}")
-    if method not in OPTIONS:
+    allowed = OPTIONS.get(method) if isinstance(method, str) else None
+    if allowed is None:
         raise ValueError(f"method: expected one of {', '.join(METHODS)}, got {method!r}")
-    given = {
-        name
-        for name, value in (
-            ("init", init),
-            ("max_iterations", max_iterations),
-            ("tolerance", tolerance),
-            ("damping", damping),
-            ("bend", bend),
-            ("max_step", max_step),
-            ("trace", trace or None),
-        )
-        if value is not None
-    }
-    unused = sorted(given - OPTIONS[method])
-    if unused:
-        raise ValueError(
-            f"method {method!r} takes only {', '.join(sorted(OPTIONS[method]))}; "
-            f"got {', '.join(unused)}"
-        )
+    if (
+        (init is not None and "init" not in allowed)
+        or (max_iterations is not None and "max_iterations" not in allowed)
+        or (tolerance is not None and "tolerance" not in allowed)
+        or (damping is not None and "damping" not in allowed)
+        or (bend is not None and "bend" not in allowed)
+        or (max_step is not None and "max_step" not in allowed)
+        or (trace and "trace" not in allowed)
+    ):
+        _refuse_unused(method, init, max_iterations, tolerance, damping, bend, max_step, trace)
     if init is not None and bend is not None:
         raise ValueError("bend: chooses the default start pose; expected init or bend, got both")
 
-    target = check_points(target, "target")
     n = chain.n_bones
     lengths = chain.lengths
+    point = _plain_point(target)
+    if point is None:
+        target = check_points(target, "target")
     bend = 1 if bend is None else check_bend(bend)
 
     if method == "analytic":
@@ -141,9 +140,12 @@ def solve(
             raise ValueError(f"method 'analytic': expected a 2-bone chain, got {n} bones")
         if chain.limits is not None:
             raise ValueError("method 'analytic': expected a chain without joint limits, got limits")
-        angles = analytic.angles_from_target(lengths, target, bend)
-        return _result(chain, target, angles, "analytic", iterations=None, codes=None, trace=None)
+        if point is not None:
+            return _analytic_one(chain, point[0], point[1], bend)
+        return _analytic_batch(chain, target, bend)
 
+    if point is not None:
+        target = np.array(point)
     if method == "fabrik" and chain.limits is not None:
         raise ValueError("method 'fabrik': expected a chain without joint limits, got limits")
     max_iterations = (
@@ -198,6 +200,105 @@ def solve(
     )
 
 
+def _refuse_unused(method, init, max_iterations, tolerance, damping, bend, max_step, trace):
+    given = {
+        name
+        for name, value in (
+            ("init", init),
+            ("max_iterations", max_iterations),
+            ("tolerance", tolerance),
+            ("damping", damping),
+            ("bend", bend),
+            ("max_step", max_step),
+            ("trace", trace or None),
+        )
+        if value is not None
+    }
+    unused = sorted(given - OPTIONS[method])
+    raise ValueError(
+        f"method {method!r} takes only {', '.join(sorted(OPTIONS[method]))}; "
+        f"got {', '.join(unused)}"
+    )
+
+
+_FLOAT_TYPES = (float, int)
+
+
+def _plain_point(target: Any) -> tuple[float, float] | None:
+    """``(tx, ty)`` as Python floats when ``target`` is plainly one finite point.
+
+    A list or tuple of two Python numbers, or a float64 array of shape (2,). Anything
+    else (including every malformed input) returns None and goes through
+    :func:`check_points`, which gives the same numbers and the error messages.
+    """
+    kind = type(target)
+    if kind is list or kind is tuple:
+        if len(target) != 2:
+            return None
+        tx, ty = target
+        if type(tx) not in _FLOAT_TYPES or type(ty) not in _FLOAT_TYPES:
+            return None
+        tx, ty = float(tx), float(ty)
+    elif kind is np.ndarray:
+        if target.shape != (2,) or target.dtype != np.float64:
+            return None
+        tx, ty = target.tolist()
+    else:
+        return None
+    if not (math.isfinite(tx) and math.isfinite(ty)):
+        return None
+    return tx, ty
+
+
+_STATUS_OBJECTS = np.array(STATUS_BY_CODE, dtype=object)
+_CONVERGED = Status.CONVERGED
+_UNREACHABLE = Status.UNREACHABLE
+_CONVERGED_CODE = CODE_BY_STATUS[Status.CONVERGED]
+_UNREACHABLE_CODE = CODE_BY_STATUS[Status.UNREACHABLE]
+
+
+def _analytic_one(chain: Chain, tx: float, ty: float, bend: int) -> Result:
+    """One analytic solve in Python floats (:func:`analytic.solve_one`)."""
+    l1, l2 = chain.lengths.tolist()
+    a0, da, ex, ey, px, py, error, min_error, _ = analytic.solve_one(l1, l2, tx, ty, bend)
+    # For two bones the chain's radii are the closed form's own |L1 - L2| and L1 + L2,
+    # so min_error is min_error_from_target's to the bit (tests/test_perf_twins.py).
+    reachable = min_error == 0.0
+    buffer = np.array((a0, da, 0.0, 0.0, ex, ey, px, py, tx, ty))
+    joints = buffer[2:8]
+    joints.shape = (3, 2)
+    return make_result(
+        buffer[0:2],
+        joints,
+        joints[2],
+        buffer[8:10],
+        error,
+        min_error,
+        reachable,
+        0,
+        _CONVERGED if reachable else _UNREACHABLE,
+        "analytic",
+        None,
+    )
+
+
+def _analytic_batch(chain: Chain, target: NDArray[np.float64], bend: int) -> Result:
+    """The closed form over a batch (:func:`analytic.solve_batch`)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        # min_error is min_error_from_target's to the bit: for two bones the chain's
+        # radii are the closed form's own |L1 - L2| and L1 + L2 (test_perf_twins.py).
+        angles, joints, error, min_error, _ = analytic.solve_batch(chain.lengths, target, bend)
+    reachable = min_error == 0.0
+    codes = np.where(reachable, _CONVERGED_CODE, _UNREACHABLE_CODE)
+    status = np.take(_STATUS_OBJECTS, codes)
+    fields = (error, min_error, reachable, np.zeros(error.shape, dtype=np.int64), status)
+    if target.ndim == 1:
+        fields = tuple(_scalar(value) for value in fields)
+    return make_result(
+        angles, joints, joints[..., -1, :], np.array(target), *fields, "analytic", None
+    )
+
+
 def _check_within_limits(chain: Chain, angles: NDArray[np.float64]) -> None:
     if chain.limits is None:
         return
@@ -242,14 +343,18 @@ def _result(
     }
     if target.ndim == 1:  # a single target: plain Python scalars, a Status
         fields = {name: _scalar(value) for name, value in fields.items()}
-    return Result(
-        angles=angles,
-        joints=joints,
-        end=end,
-        target=np.array(target),
-        method=method,
-        trace=trace,
-        **fields,
+    return make_result(
+        angles,
+        joints,
+        end,
+        np.array(target),
+        fields["error"],
+        fields["min_error"],
+        fields["reachable"],
+        fields["iterations"],
+        fields["status"],
+        method,
+        trace,
     )
 
 

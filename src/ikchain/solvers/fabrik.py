@@ -13,6 +13,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ikchain.kinematics import joints_from_angles, wrap_angle
+from ikchain.kinematics import norm as _norm
 
 FloatArray = NDArray[np.float64]
 
@@ -26,7 +27,7 @@ def _place(
     bone's previous direction ``fallback`` (a unit vector) is used instead.
     """
     offset = toward - anchor
-    norm = np.hypot(offset[:, 0], offset[:, 1])
+    norm = _norm(offset[:, 0], offset[:, 1])
     safe = norm > 0.0
     direction = np.where(safe[:, None], offset / np.where(safe, norm, 1.0)[:, None], fallback)
     return anchor + length * direction
