@@ -90,7 +90,7 @@ def check_angles(value: ArrayLike, n_bones: int, name: str = "init") -> NDArray[
 
 def check_count(value: Any, name: str) -> int:
     """A non-negative integer count (bools are refused)."""
-    if isinstance(value, bool) or not isinstance(value, int | np.integer):
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
         raise ValueError(f"{name}: expected a non-negative integer, got {_describe(value)}")
     if value < 0:
         raise ValueError(f"{name}: expected a non-negative integer, got {value}")

@@ -25,10 +25,11 @@ from ikchain.kinematics import (
     distance,
     joints_from_angles,
     min_error_from_target,
+    norm_one,
 )
 from ikchain.result import CODE_BY_STATUS, STATUS_BY_CODE, Result, Status, make_result
 from ikchain.solvers import analytic, ccd, dls, fabrik
-from ikchain.solvers.loop import iterate
+from ikchain.solvers.loop import _ROUNDING, iterate
 
 METHODS = ("analytic", "ccd", "fabrik", "dls")
 
@@ -144,6 +145,10 @@ def solve(
             return _analytic_one(chain, point[0], point[1], bend)
         return _analytic_batch(chain, target, bend)
 
+    if point is not None and method == "dls":
+        single = _dls_one(chain, point, init, bend, max_iterations, tolerance, damping, trace)
+        if single is not None:
+            return single
     if point is not None:
         target = np.array(point)
     if method == "fabrik" and chain.limits is not None:
@@ -284,7 +289,7 @@ def _analytic_one(chain: Chain, tx: float, ty: float, bend: int) -> Result:
 
 def _analytic_batch(chain: Chain, target: NDArray[np.float64], bend: int) -> Result:
     """The closed form over a batch (:func:`analytic.solve_batch`)."""
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         # min_error is min_error_from_target's to the bit: for two bones the chain's
         # radii are the closed form's own |L1 - L2| and L1 + L2 (test_perf_twins.py).
         angles, joints, error, min_error, _ = analytic.solve_batch(chain.lengths, target, bend)
@@ -296,6 +301,107 @@ def _analytic_batch(chain: Chain, target: NDArray[np.float64], bend: int) -> Res
         fields = tuple(_scalar(value) for value in fields)
     return make_result(
         angles, joints, joints[..., -1, :], np.array(target), *fields, "analytic", None
+    )
+
+
+def _plain_angles(init: Any, n: int) -> list[float] | None:
+    """``init`` as a list of ``n`` finite Python floats when it plainly is one pose."""
+    kind = type(init)
+    if kind is list or kind is tuple:
+        if len(init) != n:
+            return None
+        for value in init:
+            if type(value) not in _FLOAT_TYPES:
+                return None
+        angles = [float(value) for value in init]
+    elif kind is np.ndarray:
+        if init.shape != (n,) or init.dtype != np.float64:
+            return None
+        angles = init.tolist()
+    else:
+        return None
+    for value in angles:
+        if not math.isfinite(value):
+            return None
+    return angles
+
+
+def _dls_one(chain, point, init, bend, max_iterations, tolerance, damping, trace):
+    """One DLS solve in Python floats (:func:`dls.solve_one`), or None to go the batch way.
+
+    Validation is the batch path's, in the same order, so the same input raises the
+    same error either way.
+    """
+    n = chain.n_bones
+    if init is None:
+        start = None
+    else:
+        start = _plain_angles(init, n)
+        if start is None:
+            return None
+    max_iterations = (
+        DEFAULT_MAX_ITERATIONS
+        if max_iterations is None
+        else check_count(max_iterations, "max_iterations")
+    )
+    tolerance = DEFAULT_TOLERANCE if tolerance is None else check_positive(tolerance, "tolerance")
+    damping = 1.0 if damping is None else check_fraction(damping, "damping")
+    limits = None if chain.limits is None else [tuple(row) for row in chain.limits.tolist()]
+    if start is None:
+        start = [bend * START_BEND] * n
+        if limits is not None:  # np.clip, joint by joint
+            start = [
+                high if (value if value > low else low) >= high else (value if value > low else low)
+                for value, (low, high) in zip(start, limits, strict=True)
+            ]
+    elif limits is not None:
+        _check_within_limits(chain, np.array(start))
+    tx, ty = point
+    lengths = chain.lengths.tolist()
+    radius = norm_one(tx, ty)
+    outside, inside = radius - chain.outer_radius, chain.inner_radius - radius
+    worst = outside if outside >= inside else inside
+    min_error = 0.0 if worst <= 0.0 else worst
+    angles, error, iterations, code, record = dls.solve_one(
+        lengths,
+        chain.outer_radius,
+        limits,
+        start,
+        tx,
+        ty,
+        min_error,
+        max_iterations,
+        tolerance,
+        damping,
+        _ROUNDING,
+        trace,
+    )
+    # joints_from_angles, joint by joint, in one buffer with the angles and target
+    flat = [*angles, 0.0, 0.0]
+    absolute = angles[0]
+    x, y = lengths[0] * math.cos(absolute), lengths[0] * math.sin(absolute)
+    flat += (x, y)
+    for i in range(1, n):
+        absolute += angles[i]
+        x += lengths[i] * math.cos(absolute)
+        y += lengths[i] * math.sin(absolute)
+        flat += (x, y)
+    flat += point
+    buffer = np.array(flat)
+    joints = buffer[n : 3 * n + 2]
+    joints.shape = (n + 1, 2)
+    return make_result(
+        buffer[:n],
+        joints,
+        joints[n],
+        buffer[3 * n + 2 :],
+        error,
+        min_error,
+        min_error == 0.0,
+        iterations,
+        STATUS_BY_CODE[code],
+        "dls",
+        None if record is None else np.array(record),
     )
 
 

@@ -212,6 +212,9 @@ def _chunk(lengths, bend, target, angles, joints, error, min_error, radius, w) -
     np.multiply(u, u, out=u)
     np.add(t, u, out=t)
     np.sqrt(t, out=error)
+    if m and not error.max() < HUGE:  # the differences' squares overflowed
+        bad = ~(error < HUGE)
+        error[bad] = np.hypot(tip_x[bad] - tx[bad], tip_y[bad] - ty[bad])
     # min error = max(0, |t| - outer, inner - |t|)
     np.subtract(radius, longest, out=t)
     np.subtract(gap, radius, out=u)
@@ -279,6 +282,8 @@ def solve_one(
     ex = tip_x - tx
     ey = tip_y - ty
     error = _sqrt(ex * ex + ey * ey)
+    if not error < HUGE:
+        error = float(np.hypot(ex, ey))
     outside = radius - longest
     inside = gap - radius
     worst = outside if outside >= inside else inside

@@ -28,9 +28,11 @@ from ikchain.result import CODE_BY_STATUS, RUNNING, Status
 FloatArray = NDArray[np.float64]
 
 #: ``step(angles (m, n), target (m, 2), memory (m, k) or None) -> (angles, memory)``.
-#: ``memory`` is per-target state the solver carries between iterations (the
-#: adaptive damping of DLS); solvers without any pass ``None`` through.
-Step = Callable[[FloatArray, FloatArray, FloatArray | None], tuple[FloatArray, FloatArray | None]]
+#: ``memory`` is per-target state the solver carries between iterations; solvers
+#: without any pass ``None`` through. A step may return a third item, the tip of the
+#: new pose, shape (m, 2), when it computed it on the way (exactly as
+#: :func:`end_from_angles` would); otherwise the loop computes it.
+Step = Callable[[FloatArray, FloatArray, FloatArray | None], tuple]
 
 _CONVERGED = CODE_BY_STATUS[Status.CONVERGED]
 _UNREACHABLE = CODE_BY_STATUS[Status.UNREACHABLE]
@@ -111,12 +113,17 @@ def iterate(
         if active.size == 0:
             break
         before = angles[active]
-        after, new_memory = step(before, target[active], None if memory is None else memory[active])
+        active_target = target[active]
+        stepped = step(before, active_target, None if memory is None else memory[active])
+        after, new_memory = stepped[0], stepped[1]
+        end = stepped[2] if len(stepped) > 2 else None
         if memory is not None:
             memory[active] = new_memory
         angles[active] = after
         iterations[active] += 1
-        error[active] = distance(end_from_angles(lengths, after), target[active])
+        if end is None:
+            end = end_from_angles(lengths, after)
+        error[active] = distance(end, active_target)
         unchanged = np.all(
             np.abs(after - before) <= _ROUNDING * np.maximum(1.0, np.abs(before)), axis=-1
         )

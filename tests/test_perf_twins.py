@@ -1,0 +1,110 @@
+"""The plain-float twins of the vectorised solvers give the batch path's numbers.
+
+A single solve through ikchain.solve runs analytic.solve_one or dls.solve_one (plain
+Python floats, for speed); a batch runs the numpy code. Over many random inputs the
+two must agree: angles, joints, errors within 1e-12 (in practice to the bit), and
+iterations and status exactly.
+"""
+
+import math
+
+import numpy as np
+import pytest
+
+import ikchain
+from ikchain.solvers import dls
+
+CLOSE = 1e-12
+
+
+def assert_same(single, batch, index):
+    np.testing.assert_allclose(single.angles, batch.angles[index], rtol=0, atol=CLOSE)
+    np.testing.assert_allclose(single.joints, batch.joints[index], rtol=0, atol=CLOSE)
+    np.testing.assert_allclose(single.end, batch.end[index], rtol=0, atol=CLOSE)
+    assert abs(single.error - batch.error[index]) <= CLOSE
+    assert single.min_error == pytest.approx(batch.min_error[index], abs=CLOSE)
+    assert single.reachable == batch.reachable[index]
+    assert single.iterations == batch.iterations[index]
+    assert single.status is batch.status[index]
+
+
+@pytest.mark.parametrize("bend", [1, -1])
+@pytest.mark.parametrize("lengths", [(0.8, 0.6), (0.6, 0.8), (0.5, 0.5), (1.0, 0.01)])
+def test_analytic_twin_matches_batch(lengths, bend):
+    rng = np.random.default_rng(abs(hash((lengths, bend))) % 2**32)
+    chain = ikchain.Chain(lengths)
+    reach = chain.total_length
+    targets = np.concatenate(
+        [
+            rng.uniform(-1.3, 1.3, (300, 2)) * reach,  # inside, outside, near the root
+            [[reach, 0.0], [0.0, -reach], [chain.inner_radius, 0.0], [0.0, 0.0], [-0.0, 0.0]],
+            [[1e-300, 0.0], [1e200, -1e200], [reach * (1 - 1e-15), 0.0]],
+        ]
+    )
+    batch = ikchain.solve(chain, targets, method="analytic", bend=bend)
+    for i, target in enumerate(targets):
+        assert_same(ikchain.solve(chain, target.tolist(), method="analytic", bend=bend), batch, i)
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 5, 8, 9])
+def test_dls_twin_matches_batch(n):
+    rng = np.random.default_rng(100 + n)
+    lengths = rng.uniform(0.2, 1.0, n)
+    cases = [(ikchain.Chain(lengths), None, 1.0)]
+    limits = np.stack([-rng.uniform(0.2, 3.0, n), rng.uniform(0.2, 3.0, n)], axis=-1)
+    cases.append((ikchain.Chain(lengths, limits), None, 0.6))
+    for chain, _, damping in cases:
+        count = 120
+        targets = rng.uniform(-1.2, 1.2, (count, 2)) * chain.total_length
+        targets[:3] = [[0.0, 0.0], [chain.total_length, 0.0], [3 * chain.total_length, 1.0]]
+        low = -np.inf if chain.limits is None else chain.limits[:, 0]
+        high = np.inf if chain.limits is None else chain.limits[:, 1]
+        inits = np.clip(rng.uniform(-1.0, 1.0, (count, n)), low, high)
+        for budget in (0, 3, 40):
+            batch = ikchain.solve(
+                chain,
+                targets,
+                method="dls",
+                init=inits,
+                max_iterations=budget,
+                damping=damping,
+                trace=True,
+            )
+            for i in range(count):
+                single = ikchain.solve(
+                    chain,
+                    targets[i].tolist(),
+                    method="dls",
+                    init=inits[i].tolist(),
+                    max_iterations=budget,
+                    damping=damping,
+                    trace=True,
+                )
+                assert_same(single, batch, i)
+                kept = batch.trace[i][~np.isnan(batch.trace[i])]
+                np.testing.assert_allclose(single.trace, kept, rtol=0, atol=CLOSE)
+
+
+def test_dls_twin_default_start_matches_batch():
+    rng = np.random.default_rng(5)
+    chain = ikchain.Chain([0.8, 0.6, 0.4])
+    targets = rng.uniform(-2.0, 2.0, (200, 2))
+    for bend in (1, -1):
+        batch = ikchain.solve(chain, targets, method="dls", bend=bend)
+        for i, target in enumerate(targets):
+            assert_same(
+                ikchain.solve(chain, tuple(target.tolist()), method="dls", bend=bend), batch, i
+            )
+
+
+def test_dls_atan2_is_libm_to_the_bit():
+    rng = np.random.default_rng(6)
+    y = rng.normal(size=2000) * np.exp(rng.uniform(-20, 20, 2000))
+    x = rng.normal(size=2000) * np.exp(rng.uniform(-20, 20, 2000))
+    special = [0.0, -0.0, 1.0, -1.0, 5e-324]
+    y = np.concatenate([y, np.repeat(special, len(special))])
+    x = np.concatenate([x, np.tile(special, len(special))])
+    ours = dls.atan2(y, x)
+    for a, b, value in zip(y.tolist(), x.tolist(), ours.tolist(), strict=True):
+        expected = math.atan2(a, b)
+        assert value == expected and math.copysign(1, value) == math.copysign(1, expected)
