@@ -8,9 +8,11 @@
  *
  * Measurement hook (used by `python -m ikchain.bench.lesson`): every redraw that
  * answers an input is pushed to window.__ikchainRedraws as
- *   {figure, id, input: ms, drawn: ms, painted: ms}
- * with performance.now() timestamps: input = the (earliest) pointer/key event the
- * request carried, drawn = right after update(), painted = the next animation frame.
+ *   {figure, id, input, handled, received, drawn, painted}
+ * in performance.now() milliseconds: input = the event's timeStamp of the earliest
+ * pointer/key event the answered request carried, handled = when its handler ran,
+ * received = when the answer arrived, drawn = right after update() wrote it,
+ * painted = the next animation frame.
  */
 (function () {
   "use strict";
@@ -131,6 +133,13 @@
 
   // ------------------------------------------------------------------ helpers
   function copy(value) { return JSON.parse(JSON.stringify(value)); }
+
+  // When an input happened (the event's own time stamp) and when we handled it.
+  function stamp(event) {
+    var now = performance.now();
+    var t = event && event.timeStamp > 0 && event.timeStamp <= now ? event.timeStamp : now;
+    return { input: t, handled: now };
+  }
 
   function setAttrs(el, attrs) {
     for (var name in attrs) {
@@ -262,6 +271,7 @@
 
   Figure.prototype.receive = function (reply) {
     if (reply.id !== this.inflight) return; // stale: newest answer wins
+    var received = performance.now();
     this.inflight = null;
     this.inflightBody = null;
     this.familyInflight = false;
@@ -274,7 +284,7 @@
       this.state.error = reply.error || "error";
     }
     this.update();
-    if (input != null) this.logRedraw(reply.id, input);
+    if (input != null) this.logRedraw(reply.id, input, received);
     if (this.pending) {
       this.request(null);
     } else if (reply.ok && reply.frame.settled === false && this.state.smoothing) {
@@ -283,8 +293,11 @@
     }
   };
 
-  Figure.prototype.logRedraw = function (id, input) {
-    var entry = { figure: this.id, id: id, input: input, drawn: performance.now(), painted: null };
+  Figure.prototype.logRedraw = function (id, input, received) {
+    var entry = {
+      figure: this.id, id: id, input: input.input, handled: input.handled,
+      received: received, drawn: performance.now(), painted: null,
+    };
     var log = window.__ikchainRedraws;
     log.push(entry);
     if (log.length > REDRAW_LOG_MAX) log.splice(0, log.length - REDRAW_LOG_MAX);
@@ -427,12 +440,12 @@
       try { svg.setPointerCapture(event.pointerId); } catch (err) { /* synthetic */ }
       ring.focus({ preventScroll: true });
       self.el.classList.add("is-dragging");
-      self.moveTo(self.worldFromEvent(event), event.timeStamp || performance.now());
+      self.moveTo(self.worldFromEvent(event), stamp(event));
     });
     svg.addEventListener("pointermove", function (event) {
       if (self.dragging !== event.pointerId) return;
       event.preventDefault();
-      self.moveTo(self.worldFromEvent(event), event.timeStamp || performance.now());
+      self.moveTo(self.worldFromEvent(event), stamp(event));
     });
     function end(event) {
       if (self.dragging !== event.pointerId) return;
@@ -456,7 +469,7 @@
       event.preventDefault();
       var p = self.state.pointer, e = self.extent;
       self.moveTo([Math.max(-e, Math.min(e, p[0] + dx)), Math.max(-e, Math.min(e, p[1] + dy))],
-        event.timeStamp || performance.now());
+        stamp(event));
     });
 
     if (!this.controls) return;
@@ -500,7 +513,7 @@
     s.pointer = copy(target);
     s.init = copy(init);
     s.family = null;
-    this.request(performance.now());
+    this.request(stamp(null));
   };
 
   Figure.prototype.onControl = function (event) {
@@ -537,7 +550,7 @@
       default:
         return;
     }
-    this.request(event.timeStamp || performance.now());
+    this.request(stamp(event));
   };
 
   // ------------------------------------------------------------------ start

@@ -1,0 +1,421 @@
+"""The lesson page's two latency benchmarks (issue 3, item 7). Benchmarks, not tests.
+
+1. **Server time per drag frame**, for each section's default chain and method: a
+   scripted drag path of a few hundred frames, each frame warm-started from the
+   previous answer exactly as the page's script does it, timed (a) calling the
+   protocol's frame function directly (decode, validate, solve, format, encode the
+   reply) and (b) as a round trip through the real server's WebSocket.
+2. **Drag-to-redraw latency in Chromium**: the real page, a scripted mouse drag of
+   the same length paced at 60 Hz, from each pointer event's time stamp to the moment
+   ``update()`` has written that event's answer into the figure (and to the next
+   animation frame after it), read from the page's ``window.__ikchainRedraws`` hook.
+
+Goals: server p99 <= 2 ms per frame, drag-to-redraw p99 <= 16 ms.
+
+Run::
+
+    python -m ikchain.bench.lesson [--frames 300] [--no-browser] [--no-websocket]
+                                   [--json PATH]
+
+The functions return plain data; only :func:`main` prints.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import socket
+import sys
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+#: Goals of issue 3, milliseconds.
+SERVER_GOAL_MS = 2.0
+REDRAW_GOAL_MS = 16.0
+#: Frames of the scripted drag, and the frames run first and not counted.
+DEFAULT_FRAMES = 300
+WARMUP_FRAMES = 30
+#: The drag: a figure-of-eight around the section's default target.
+PATH_AMPLITUDE = (0.35, 0.22)  # m, in x and y
+PATH_LOOPS = 2
+#: Pointer events per second in the browser drag.
+POINTER_HZ = 60.0
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+#: Spans of one drag frame in the page, from window.__ikchainRedraws stamps (ms):
+#: ``redraw`` is the goal's drag-to-redraw (pointer handler → after update()).
+REDRAW_SPANS = {
+    "redraw": ("handled", "drawn"),  # handler → answer drawn: request, server, update()
+    "event_to_drawn": ("input", "drawn"),  # the event's own time stamp → answer drawn
+    "event_to_handler": ("input", "handled"),  # Chromium's frame-aligned input delivery
+    "round_trip": ("handled", "received"),  # WebSocket out, solve, back
+    "update": ("received", "drawn"),  # update() itself
+    "event_to_frame": ("input", "painted"),  # → the next animation frame after drawing
+}
+#: Options each method accepts; the same table as lesson.js's METHOD_TAKES.
+METHOD_TAKES = {
+    "analytic": {"bend"},
+    "ccd": {"init", "iterations", "tolerance", "damping"},
+    "fabrik": {"init", "iterations", "tolerance"},
+    "dls": {"init", "iterations", "tolerance", "damping"},
+}
+
+
+# -------------------------------------------------------------------------- the drag
+
+
+def drag_path(
+    centre: Sequence[float], frames: int = DEFAULT_FRAMES, loops: int = PATH_LOOPS
+) -> np.ndarray:
+    """Targets of a scripted drag, shape (frames, 2): a figure-of-eight around ``centre``."""
+    t = np.arange(frames) / frames * loops * 2.0 * math.pi
+    ax, ay = PATH_AMPLITUDE
+    return np.stack([centre[0] + ax * np.sin(t), centre[1] + ay * np.sin(2.0 * t)], axis=-1)
+
+
+def sections() -> list[dict[str, Any]]:
+    """Each section's figure defaults: id, method, lengths and the rest of the state."""
+    from ikchain.lesson.content import SECTIONS, figure_defaults
+
+    out = []
+    for section in SECTIONS:
+        defaults = figure_defaults(section)
+        out.append({"key": section.key, "figure": f"fig-{section.key}", **defaults})
+    return out
+
+
+def frame_body(state: dict[str, Any], target: Sequence[float], init: Any) -> dict[str, Any]:
+    """The request the page's script sends for this state (see lesson.js ``body()``)."""
+    takes = METHOD_TAKES[state["method"]]
+    warm = init if "init" in takes else None
+    return {
+        "id": 0,
+        "lengths": state["lengths"],
+        "target": [float(target[0]), float(target[1])],
+        "method": state["method"],
+        "init": warm,
+        "iterations": state["iterations"] if "iterations" in takes else None,
+        "tolerance": state["tolerance"] if "tolerance" in takes else None,
+        "damping": state["damping"] if "damping" in takes else None,
+        "bend": state["bend"] if ("bend" in takes or warm is None) else None,
+        "smoothing": None,
+        "previous_target": None,
+        "family": None,
+    }
+
+
+def percentiles(samples_ms: Sequence[float]) -> dict[str, float]:
+    """p50, p99, max and mean of a list of milliseconds."""
+    values = np.asarray(samples_ms, dtype=float)
+    if values.size == 0:
+        return {"n": 0, "p50": math.nan, "p99": math.nan, "max": math.nan, "mean": math.nan}
+    return {
+        "n": int(values.size),
+        "p50": float(np.percentile(values, 50)),
+        "p99": float(np.percentile(values, 99)),
+        "max": float(values.max()),
+        "mean": float(values.mean()),
+    }
+
+
+# ----------------------------------------------------------------- (1a) in process
+
+
+def server_frame_times(state: dict[str, Any], frames: int = DEFAULT_FRAMES) -> dict[str, Any]:
+    """Time the protocol's frame function over the scripted drag, warm-started.
+
+    Each sample covers what the server does for one WebSocket message: decode and
+    validate the JSON, solve, format the readings, encode the reply.
+    """
+    from ikchain.web.protocol import frame_reply
+
+    path = drag_path(state["target"], frames + WARMUP_FRAMES)
+    init = None
+    samples, iterations = [], []
+    for index, target in enumerate(path):
+        message = json.dumps(frame_body(state, target, init))
+        start = time.perf_counter_ns()
+        reply = frame_reply(message)
+        json.dumps(reply)
+        elapsed = (time.perf_counter_ns() - start) / 1e6
+        if not reply["ok"]:
+            raise RuntimeError(f"{state['key']}: the server refused a frame: {reply['error']}")
+        init = reply["frame"]["result"]["angles"]
+        if index >= WARMUP_FRAMES:
+            samples.append(elapsed)
+            iterations.append(reply["frame"]["result"]["iterations"])
+    return {
+        **percentiles(samples),
+        "iterations_p50": float(np.percentile(iterations, 50)),
+        "iterations_max": int(max(iterations)),
+    }
+
+
+# ------------------------------------------------------------------- the real server
+
+
+@contextmanager
+def running_server() -> Iterator[str]:
+    """The lesson app under uvicorn in a background thread on a free loopback port."""
+    import uvicorn
+
+    from ikchain.web.app import build_app
+
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(build_app(), log_level="warning", lifespan="off"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 15
+    while not server.started:
+        if not thread.is_alive() or time.monotonic() > deadline:
+            raise RuntimeError("the lesson server did not start")
+        time.sleep(0.02)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+        sock.close()
+
+
+# --------------------------------------------------------------- (1b) WebSocket
+
+
+def websocket_frame_times(
+    base_url: str, state: dict[str, Any], frames: int = DEFAULT_FRAMES
+) -> dict[str, Any]:
+    """Round trip of each drag frame through the server's WebSocket, one at a time."""
+    from websockets.sync.client import connect
+
+    url = base_url.replace("http://", "ws://") + "/ws"
+    path = drag_path(state["target"], frames + WARMUP_FRAMES)
+    init = None
+    samples = []
+    with connect(url, max_size=2**20) as ws:
+        for index, target in enumerate(path):
+            body = frame_body(state, target, init)
+            body["id"] = index
+            message = json.dumps(body)
+            start = time.perf_counter_ns()
+            ws.send(message)
+            reply = json.loads(ws.recv())
+            elapsed = (time.perf_counter_ns() - start) / 1e6
+            if not reply["ok"] or reply["id"] != index:
+                raise RuntimeError(f"{state['key']}: bad WebSocket reply {reply!r:.200}")
+            init = reply["frame"]["result"]["angles"]
+            if index >= WARMUP_FRAMES:
+                samples.append(elapsed)
+    return percentiles(samples)
+
+
+# ------------------------------------------------------------------ (2) Chromium
+
+
+def browser_redraw_times(
+    base_url: str, states: Sequence[dict[str, Any]], frames: int = DEFAULT_FRAMES
+) -> dict[str, dict[str, Any]]:
+    """Drag-to-redraw latency of each figure in Chromium, over a 60 Hz scripted drag.
+
+    Returns, per section key, percentiles of each span of :data:`REDRAW_SPANS`, plus
+    how many pointer events were sent and how many redraws answered them (fewer when
+    events were coalesced while a request was in flight).
+    """
+    from playwright.sync_api import sync_playwright
+
+    results: dict[str, dict[str, Any]] = {}
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        errors: list[str] = []
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        page.goto(f"{base_url}/?lang=en")
+        page.wait_for_function("document.documentElement.classList.contains('js-ready')")
+        page.wait_for_function(
+            "Object.values(window.__ikchainFigures).length > 0"
+            " && window.__ikchainFigures[Object.keys(window.__ikchainFigures)[0]] !== undefined"
+        )
+        for state in states:
+            fig = state["figure"]
+            page.locator(f"#{fig}").scroll_into_view_if_needed()
+            page.evaluate("window.__ikchainRedraws.length = 0")
+            matrix = page.evaluate(
+                """id => { const m = document.querySelector('#' + id + ' g.world')
+                    .getScreenCTM(); return [m.a, m.b, m.c, m.d, m.e, m.f]; }""",
+                fig,
+            )
+            a, b, c, d, e, f = matrix
+            path = drag_path(state["target"], frames + WARMUP_FRAMES)
+            pixels = [(a * x + c * y + e, b * x + d * y + f) for x, y in path]
+            page.mouse.move(*pixels[0])
+            page.mouse.down()
+            period = 1.0 / POINTER_HZ
+            next_at = time.perf_counter()
+            for index, (sx, sy) in enumerate(pixels[1:], start=1):
+                if index == WARMUP_FRAMES:
+                    page.evaluate("window.__ikchainRedraws.length = 0")
+                next_at += period
+                page.mouse.move(sx, sy)
+                pause = next_at - time.perf_counter()
+                if pause > 0:
+                    time.sleep(pause)
+            page.mouse.up()
+            idle = (
+                "id => { const f = window.__ikchainFigures[id];"
+                " return f.inflight === null && !f.pending; }"
+            )
+            try:
+                page.wait_for_function(idle, arg=fig, timeout=10_000)
+            except Exception as error:
+                state_now = page.evaluate(
+                    "id => { const f = window.__ikchainFigures[id]; return {inflight:"
+                    " f.inflight, pending: f.pending} }",
+                    fig,
+                )
+                raise RuntimeError(f"{fig}: no answer after the drag: {state_now}") from error
+            page.wait_for_timeout(50)  # let the last 'painted' stamp land
+            log = page.evaluate("id => window.__ikchainRedraws.filter(r => r.figure === id)", fig)
+            results[state["key"]] = {
+                "pointer_events": frames,
+                "redraws": len(log),
+                **{
+                    name: percentiles([r[end] - r[start] for r in log if r[end] is not None])
+                    for name, (start, end) in REDRAW_SPANS.items()
+                },
+            }
+        browser.close()
+        if errors:
+            raise RuntimeError(f"the page raised errors: {errors}")
+    return results
+
+
+# ---------------------------------------------------------------------- all of it
+
+
+def run(
+    frames: int = DEFAULT_FRAMES, *, websocket: bool = True, browser: bool = True
+) -> dict[str, Any]:
+    """Every measurement, as one JSON-ready dict."""
+    states = sections()
+    out: dict[str, Any] = {
+        "frames": frames,
+        "warmup_frames": WARMUP_FRAMES,
+        "path": {"shape": "figure-of-eight", "amplitude_m": PATH_AMPLITUDE, "loops": PATH_LOOPS},
+        "pointer_hz": POINTER_HZ,
+        "goals_ms": {"server_p99": SERVER_GOAL_MS, "redraw_p99": REDRAW_GOAL_MS},
+        "sections": {},
+    }
+    for state in states:
+        out["sections"][state["key"]] = {
+            "method": state["method"],
+            "bones": len(state["lengths"]),
+            "iteration_budget": state["iterations"],
+            "server": server_frame_times(state, frames),
+        }
+    if websocket or browser:
+        with running_server() as url:
+            if websocket:
+                for state in states:
+                    out["sections"][state["key"]]["websocket"] = websocket_frame_times(
+                        url, state, frames
+                    )
+            if browser:
+                for key, value in browser_redraw_times(url, states, frames).items():
+                    out["sections"][key]["browser"] = value
+    return out
+
+
+def format_results(results: dict[str, Any]) -> str:
+    """The results as an aligned text table (milliseconds)."""
+
+    def cell(block: dict[str, Any] | None, name: str) -> str:
+        if not block or block.get("n", 0) == 0:
+            return "—"
+        return f"{block[name]:.2f}"
+
+    header = (
+        f"{'section':<8}{'method':<9}{'bones':>5}{'budget':>7}  "
+        f"{'server p50':>10}{'p99':>7}{'max':>7}{'iter p50':>9}  "
+        f"{'ws p50':>7}{'p99':>7}  "
+        f"{'redraw p50':>10}{'p99':>7}{'event→drawn p50':>16}{'p99':>7}"
+        f"{'update p99':>11}{'→frame p99':>11}{'redraws':>9}"
+    )
+    lines = [
+        f"Lesson latency, {results['frames']} frames per section after "
+        f"{results['warmup_frames']} warm-up frames (ms)",
+        header,
+        "-" * len(header),
+    ]
+    for key, row in results["sections"].items():
+        server = row["server"]
+        ws = row.get("websocket")
+        browser = row.get("browser") or {}
+        redraws = f"{browser['redraws']}/{browser['pointer_events']}" if browser else "—"
+        lines.append(
+            f"{key:<8}{row['method']:<9}{row['bones']:>5}{row['iteration_budget']:>7}  "
+            f"{cell(server, 'p50'):>10}{cell(server, 'p99'):>7}{cell(server, 'max'):>7}"
+            f"{server['iterations_p50']:>9.0f}  "
+            f"{cell(ws, 'p50'):>7}{cell(ws, 'p99'):>7}  "
+            f"{cell(browser.get('redraw'), 'p50'):>10}{cell(browser.get('redraw'), 'p99'):>7}"
+            f"{cell(browser.get('event_to_drawn'), 'p50'):>16}"
+            f"{cell(browser.get('event_to_drawn'), 'p99'):>7}"
+            f"{cell(browser.get('update'), 'p99'):>11}"
+            f"{cell(browser.get('event_to_frame'), 'p99'):>11}{redraws:>9}"
+        )
+    lines.append(
+        "redraw = pointer handler → answer drawn by update(); event→drawn starts at the "
+        "event's own time stamp (adds Chromium's frame-aligned input delivery); "
+        "→frame = event → next animation frame"
+    )
+    goals = results["goals_ms"]
+    lines.append(
+        f"goals: server p99 <= {goals['server_p99']:g} ms, "
+        f"drag-to-redraw p99 <= {goals['redraw_p99']:g} ms"
+    )
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m ikchain.bench.lesson",
+        description="Lesson latency: server time per drag frame and drag-to-redraw in Chromium.",
+    )
+    parser.add_argument("--frames", type=int, default=DEFAULT_FRAMES, help="frames per section")
+    parser.add_argument("--no-websocket", action="store_true", help="skip the WebSocket runs")
+    parser.add_argument("--no-browser", action="store_true", help="skip the Chromium runs")
+    parser.add_argument("--json", type=Path, help="also write the results as JSON here")
+    args = parser.parse_args(argv)
+    if args.frames < 10:
+        parser.error(f"--frames: expected at least 10, got {args.frames}")
+    browser = not args.no_browser
+    if browser and not Path(CHROMIUM).exists():
+        print(f"{CHROMIUM} is missing: skipping the browser runs", file=sys.stderr)
+        browser = False
+    results = run(args.frames, websocket=not args.no_websocket, browser=browser)
+    print(format_results(results))
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
