@@ -1,7 +1,317 @@
-"""The benchmark suite behind ``ikchain bench`` (work in progress).
+"""The benchmark suite behind ``ikchain bench``: our solvers and the peers, same run.
+
+``main(argv)`` runs the measurements of :mod:`ikchain.bench.suites`, prints one table
+per figure (median over repeats, the lowest and highest repeat, and ratios to
+baselines timed in the same run), checks the goals of the performance issue, and
+writes everything as JSON. Nothing here is a unit test and nothing asserts a time.
 
 :func:`ikchain.bench.reach.sweeps_to_tolerance` is the convergence-against-reach
 computation shared with the lesson's table 2b.
+
+Run it single-threaded and on a quiet machine; with ``--quick`` it takes seconds
+(tiny sizes, fewer repeats: for smoke tests, not for quoting).
 """
 
 from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+import ikchain
+from ikchain.bench import suites
+from ikchain.bench.peers import load_peers
+from ikchain.bench.reach import sweeps_to_tolerance
+
+DEFAULT_JSON = Path("bench-results") / "latest.json"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="ikchain bench",
+        description="Time ikchain's solvers and, when installed, ikpy and roboticstoolbox-python.",
+    )
+    parser.add_argument("--quick", action="store_true", help="tiny sizes, 2 repeats (smoke test)")
+    parser.add_argument("--repeats", type=int, help="repeats of each timing (default 5; quick 2)")
+    parser.add_argument(
+        "--json",
+        type=Path,
+        default=DEFAULT_JSON,
+        help=f"where to write the results (default {DEFAULT_JSON})",
+    )
+    parser.add_argument("--no-peers", action="store_true", help="skip ikpy and roboticstoolbox")
+    parser.add_argument(
+        "--analytic-targets", type=int, help="batch analytic size (default 10^6; quick 10^5)"
+    )
+    parser.add_argument(
+        "--batch-targets", type=int, help="batch CCD/FABRIK/DLS size (default 10^4; quick 500)"
+    )
+    parser.add_argument(
+        "--single-targets", type=int, help="single solves per mode (default 200; quick 20)"
+    )
+    return parser
+
+
+def machine() -> dict[str, Any]:
+    """What the figures ran on."""
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as info:
+            for line in info:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    blas = {k: v for k, v in os.environ.items() if k.startswith(("OPENBLAS", "OMP_", "MKL_"))}
+    return {
+        "cpu": cpu,
+        "cores": os.cpu_count(),
+        "python": platform.python_version(),
+        "numpy": np.__version__,
+        "ikchain": ikchain.__version__,
+        "platform": platform.platform(),
+        "blas_environment": blas,
+    }
+
+
+def run(args: argparse.Namespace, out=None) -> dict[str, Any]:
+    """Run every measurement, printing as it goes; return the data written as JSON."""
+    out = sys.stdout if out is None else out
+    quick = args.quick
+    repeats = args.repeats or (2 if quick else 5)
+    analytic_n = args.analytic_targets or (100_000 if quick else 1_000_000)
+    batch_n = args.batch_targets or (500 if quick else 10_000)
+    single_n = args.single_targets or (20 if quick else 200)
+    frames = 40 if quick else 300
+    started = time.perf_counter()
+
+    def say(text: str = "") -> None:
+        print(text, file=out, flush=True)
+
+    info = machine()
+    say(f"ikchain bench{' --quick' if quick else ''}: {info['cpu']}, {info['cores']} cores, ")
+    say(f"  Python {info['python']}, numpy {info['numpy']}, repeats {repeats}; ")
+    say("  figures are the median over repeats [lowest-highest repeat]")
+    data: dict[str, Any] = {
+        "command": "ikchain bench" + (" --quick" if quick else ""),
+        "when": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+        "machine": info,
+        "repeats": repeats,
+    }
+
+    # 1. batch analytic against the bare passes of its formula
+    analytic = suites.bench_analytic(analytic_n, repeats)
+    data["analytic_batch"] = analytic
+    whole = analytic["whole_ns_per_target"]
+    say()
+    say(f"Batch analytic two-bone, {analytic_n} targets, whole result (ns/target)")
+    say(f"  ikchain.solve(..., 'analytic')   {_fig(whole)}")
+    say(
+        f"  bare sum of the {analytic['bare_passes']} numpy passes of the angle formula  "
+        f"{analytic['bare_sum_ns_per_target']:.1f}"
+        f"   (sqrt and atan2 passes alone {analytic['transcendental_passes_ns_per_target']:.1f})"
+    )
+    say(f"  ratio whole / bare               {analytic['ratio_to_bare']:.2f}x")
+
+    # 2. batch iterative
+    bones = (2, 3, 4, 8)
+    batch = suites.bench_batch(bones, ("ccd", "fabrik", "dls"), batch_n, repeats)
+    dls_more = suites.bench_batch(
+        (5, 6, 7), ("dls",), batch_n, max(1, repeats // 2) if not quick else 1
+    )
+    data["batch"] = batch + dls_more
+    say()
+    say(f"Batch iterative solves to 1e-9 from the bent start, {batch_n} random reachable targets")
+    say(
+        f"  {'method':7} {'bones':>5} {'ns/target':>28} {'success':>8} "
+        f"{'iterations med/p99/max':>24}"
+    )
+    for row in batch + dls_more:
+        its = f"{row['iterations_median']:.0f}/{row['iterations_p99']:.0f}/{row['iterations_max']}"
+        say(
+            f"  {row['method']:7} {row['bones']:>5} {_fig(row['ns_per_target'], 0):>28} "
+            f"{100 * row['success']:7.2f}% {its:>24}"
+        )
+
+    # 3. convergence against reach
+    reach_rows = sweeps_to_tolerance(suites.chain_of(2))
+    data["reach"] = [row.as_dict() for row in reach_rows]
+    say()
+    say("Convergence against reach, L = (0.8, 0.6), bent start: iterations to 1e-9")
+    say(f"  {'d/ΣL':>6} {'ccd':>7} {'fabrik':>7} {'dls':>5} {'cond(J)':>9}")
+    for row in reach_rows:
+        its = [row.iterations[m] for m in ("ccd", "fabrik", "dls")]
+        cells = " ".join(f"{'-' if i is None else i:>7}" for i in its[:2])
+        say(
+            f"  {row.ratio:6.3f} {cells} {its[2] if its[2] is not None else '-':>5} "
+            f"{row.condition['dls']:9.1f}"
+        )
+    dls_reach = suites.bench_dls_reach(range(2, 9), 16 if quick else 64)
+    data["dls_reach"] = dls_reach
+    worst = max((r["iterations_max"] or 10**9) for r in dls_reach)
+    said = sum(r["converged"] for r in dls_reach), sum(r["directions"] for r in dls_reach)
+    say(
+        f"  DLS, 2-8 bones, {dls_reach[0]['directions']} directions per d/ΣL: "
+        f"{said[0]}/{said[1]} converged, at most {worst} iterations"
+    )
+
+    # 4. single solves, ours and the peers'
+    peers_for = None if args.no_peers else (lambda chain: load_peers(chain.lengths.tolist()))
+    single, notes = suites.bench_single(
+        (2, 3), ("analytic", "ccd", "fabrik", "dls"), single_n, frames, repeats, peers_for
+    )
+    data["single"] = single
+    data["peer_notes"] = notes
+    say()
+    say(
+        f"Single solves through the public API (µs per solve): cold = {single_n} random "
+        f"targets from the bent start; warm = {frames}-frame drag path from the previous pose"
+    )
+    for note in notes:
+        say(f"  {note}")
+    if args.no_peers:
+        say("  peers: skipped (--no-peers)")
+    say(
+        f"  {'solver':24} {'bones':>5} {'mode':>5} {'µs/solve':>26} {'success':>8} "
+        f"{'max error':>10}"
+    )
+    for row in single:
+        say(
+            f"  {row['solver']:24} {row['bones']:>5} {row['mode']:>5} "
+            f"{_fig(row['us_per_solve'], 2):>26} {100 * row['success']:7.1f}% "
+            f"{row['max_error']:10.1e}"
+        )
+
+    # 5. goals
+    goals = evaluate_goals(data)
+    data["goals"] = goals
+    say()
+    say("Goals (performance issue)")
+    for goal in goals:
+        verdict = {True: "met   ", False: "MISSED", None: "n/a   "}[goal["met"]]
+        say(f"  {verdict} {goal['goal']}: {goal['measured']}")
+    data["seconds"] = time.perf_counter() - started
+    say()
+    say(f"{data['seconds']:.0f} s")
+    return data
+
+
+def _fig(figure: dict[str, float], digits: int = 1) -> str:
+    return f"{figure['median']:.{digits}f} [{figure['low']:.{digits}f}-{figure['high']:.{digits}f}]"
+
+
+def _single(data, solver, bones, mode):
+    for row in data["single"]:
+        if row["solver"] == solver and row["bones"] == bones and row["mode"] == mode:
+            return row
+    return None
+
+
+def evaluate_goals(data: dict[str, Any]) -> list[dict[str, Any]]:
+    """Each goal of the performance issue, met or missed, with its measured ratio."""
+    goals = []
+    ratio = data["analytic_batch"]["ratio_to_bare"]
+    goals.append(
+        {
+            "goal": "batch analytic whole result <= 1.5x the bare angle passes",
+            "ratio": ratio,
+            "met": ratio <= 1.5,
+            "measured": f"{ratio:.2f}x",
+        }
+    )
+    cpp_warm = _single(data, "rtb ik_LM (C++)", 2, "warm")
+    cpp_cold = _single(data, "rtb ik_LM (C++)", 2, "cold")
+    for solver, mode, limit, text in (
+        ("analytic", "cold", 1 / 3, "single analytic <= 1/3 of rtb ik_LM warm (2 links)"),
+        ("dls", "warm", 1.0, "single warm DLS < rtb ik_LM warm (2 links)"),
+        ("dls", "cold", 1.0, "single cold DLS < rtb ik_LM cold (2 links)"),
+    ):
+        mine = _single(data, solver, 2, mode)
+        peer = cpp_warm if solver == "analytic" or mode == "warm" else cpp_cold
+        if peer is None or mine is None:
+            goals.append({"goal": text, "ratio": None, "met": None, "measured": "peer absent"})
+            continue
+        ratio = mine["us_per_solve"]["median"] / peer["us_per_solve"]["median"]
+        goals.append(
+            {
+                "goal": text,
+                "ratio": ratio,
+                "met": ratio <= limit if limit < 1 else ratio < limit,
+                "measured": f"{mine['us_per_solve']['median']:.2f} µs vs "
+                f"{peer['us_per_solve']['median']:.2f} µs = {ratio:.2f}x",
+            }
+        )
+    dls_rows = [r for r in data["batch"] if r["method"] == "dls"]
+    failures = sum(r["failures"] for r in dls_rows)
+    total = sum(r["targets"] for r in dls_rows)
+    goals.append(
+        {
+            "goal": f"DLS 100% success to 1e-9 on {dls_rows[0]['targets']} targets, 2-8 bones",
+            "ratio": 1 - failures / total,
+            "met": failures == 0,
+            "measured": f"{total - failures}/{total}",
+        }
+    )
+    worst = [r["iterations_max"] for r in data["dls_reach"]]
+    unconverged = sum(r["directions"] - r["converged"] for r in data["dls_reach"])
+    top = max((w for w in worst if w is not None), default=None)
+    goals.append(
+        {
+            "goal": "DLS <= 12 iterations at d/ΣL <= 0.999 from the bent start (2-8 bones)",
+            "ratio": top,
+            "met": unconverged == 0 and top is not None and top <= 12,
+            "measured": f"max {top} iterations, {unconverged} not converged",
+        }
+    )
+    batch2 = next(r for r in dls_rows if r["bones"] == 2)
+    if cpp_cold is None:
+        goals.append(
+            {
+                "goal": "batch DLS >= 10x faster per target than rtb ik_LM cold single",
+                "ratio": None,
+                "met": None,
+                "measured": "peer absent",
+            }
+        )
+    else:
+        speedup = cpp_cold["us_per_solve"]["median"] * 1e3 / batch2["ns_per_target"]["median"]
+        goals.append(
+            {
+                "goal": "batch DLS (2 bones) >= 10x faster per target than rtb ik_LM cold single",
+                "ratio": speedup,
+                "met": speedup >= 10,
+                "measured": f"{batch2['ns_per_target']['median'] / 1e3:.2f} µs vs "
+                f"{cpp_cold['us_per_solve']['median']:.2f} µs = {speedup:.1f}x faster",
+            }
+        )
+    return goals
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``ikchain bench [--quick] [--repeats N] [--json PATH] [--no-peers] ...``; exit status."""
+    args = build_parser().parse_args(argv)
+    if args.repeats is not None and args.repeats < 1:
+        print("ikchain bench: error: --repeats: expected a count >= 1", file=sys.stderr)
+        return 2
+    data = run(args)
+    path: Path = args.json
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data, indent=1, default=_plain) + "\n", encoding="utf-8")
+    print(f"wrote {path}")
+    return 0
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, np.generic):
+        return value.item()
+    raise TypeError(type(value).__name__)

@@ -226,7 +226,7 @@ def _refuse_unused(method, init, max_iterations, tolerance, damping, bend, max_s
     )
 
 
-_FLOAT_TYPES = (float, int)
+_FLOAT_TYPES = (float, int, np.float64)
 
 
 def _plain_point(target: Any) -> tuple[float, float] | None:

@@ -1,0 +1,299 @@
+"""The measurements of ``ikchain bench``: each returns plain data (rows of numbers).
+
+Every timed figure is repeated; a row carries the median over the repeats and the
+lowest and highest repeat, so the spread is visible, and where it has a baseline
+measured in the same run, the ratio to it.
+"""
+
+from __future__ import annotations
+
+import gc
+import math
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+import ikchain
+from ikchain.bench.peers import Peer
+from ikchain.bench.reach import REACH_RATIOS, sweeps_to_tolerance
+
+#: Bone lengths of the n-bone chains (the first n of these).
+LENGTHS = (0.8, 0.6, 0.4, 0.3, 0.25, 0.2, 0.15, 0.1)
+GOAL = 1e-9
+
+
+def chain_of(n: int) -> ikchain.Chain:
+    return ikchain.Chain(LENGTHS[:n])
+
+
+def random_reachable(chain: ikchain.Chain, count: int, seed: int) -> np.ndarray:
+    """Targets that some pose reaches: the tips of uniformly random poses."""
+    rng = np.random.default_rng(seed)
+    angles = rng.uniform(-math.pi, math.pi, (count, chain.n_bones))
+    return ikchain.end_from_angles(chain.lengths, angles)
+
+
+def drag_path(chain: ikchain.Chain, frames: int) -> np.ndarray:
+    """A closed wavy path of targets between 0.5 and 0.9 of the reach, as a drag gives."""
+    phase = np.linspace(0.0, 2.0 * math.pi, frames, endpoint=False)
+    radius = chain.total_length * (0.7 + 0.2 * np.sin(3.0 * phase))
+    return np.stack((radius * np.cos(phase), radius * np.sin(phase)), axis=-1)
+
+
+def stats(values: Sequence[float]) -> dict[str, float]:
+    """Median, lowest and highest of the repeats."""
+    array = np.asarray(values, dtype=np.float64)
+    return {
+        "median": float(np.median(array)),
+        "low": float(array.min()),
+        "high": float(array.max()),
+    }
+
+
+def timed(fn: Callable[[], Any], repeats: int) -> tuple[list[float], Any]:
+    """Wall time of ``fn()`` (s) for each of ``repeats`` runs, garbage collector off."""
+    times = []
+    result = None
+    for _ in range(repeats):
+        gc.collect()
+        gc.disable()
+        try:
+            start = time.perf_counter()
+            result = fn()
+            times.append(time.perf_counter() - start)
+        finally:
+            gc.enable()
+    return times, result
+
+
+# -- batch analytic ------------------------------------------------------------------
+
+
+def bare_passes(count: int, lengths: Sequence[float]) -> list[tuple[str, Callable[[], Any]]]:
+    """The elementwise numpy passes the closed form needs for the angles alone.
+
+    One pass per operation of :func:`ikchain.solvers.analytic.solve_batch` up to the
+    two angles (32 of them), each on contiguous arrays of ``count`` values into a
+    preallocated output: the least that numpy can do for this formula.
+    """
+    rng = np.random.default_rng(0)
+    tx, ty = rng.uniform(-1.0, 1.0, count), rng.uniform(-1.0, 1.0, count)
+    a, b, out = rng.uniform(0.1, 1.0, count), rng.uniform(0.1, 1.0, count), np.empty(count)
+    l1, l2 = float(lengths[0]), float(lengths[1])
+    mul, add, sub, div = np.multiply, np.add, np.subtract, np.divide
+    passes = [
+        ("tx*tx", lambda: mul(tx, tx, out=out)),
+        ("ty*ty", lambda: mul(ty, ty, out=out)),
+        ("d2 = +", lambda: add(a, b, out=out)),
+        ("d = sqrt", lambda: np.sqrt(a, out=out)),
+        ("clip low", lambda: np.maximum(a, 0.2, out=out)),
+        ("clip high", lambda: np.minimum(a, 1.4, out=out)),
+        ("L-d", lambda: sub(1.4, a, out=out)),
+        ("L+d", lambda: add(1.4, a, out=out)),
+        ("opening = *", lambda: mul(a, b, out=out)),
+        ("d-g", lambda: sub(a, 0.2, out=out)),
+        ("d+g", lambda: add(a, 0.2, out=out)),
+        ("closing = *", lambda: mul(a, b, out=out)),
+        ("p = sqrt", lambda: np.sqrt(a, out=out)),
+        ("q = sqrt", lambda: np.sqrt(b, out=out)),
+        ("atan2(p, q)", lambda: np.arctan2(a, b, out=out)),
+        ("dA = 2·bend·", lambda: mul(2.0, a, out=out)),
+        ("total = +", lambda: add(a, b, out=out)),
+        ("closing-opening", lambda: sub(a, b, out=out)),
+        ("cos = /", lambda: div(a, b, out=out)),
+        ("p*q", lambda: mul(a, b, out=out)),
+        ("2·bend·", lambda: mul(2.0, a, out=out)),
+        ("sin = /", lambda: div(a, b, out=out)),
+        ("L2·cos", lambda: mul(l2, a, out=out)),
+        ("x = L1+", lambda: add(l1, a, out=out)),
+        ("y = L2·sin", lambda: mul(l2, a, out=out)),
+        ("tx*x", lambda: mul(tx, a, out=out)),
+        ("ty*y", lambda: mul(ty, b, out=out)),
+        ("C = +", lambda: add(a, b, out=out)),
+        ("ty*x", lambda: mul(ty, a, out=out)),
+        ("tx*y", lambda: mul(tx, b, out=out)),
+        ("S = -", lambda: sub(a, b, out=out)),
+        ("a0 = atan2(S, C)", lambda: np.arctan2(a, b, out=out)),
+    ]
+    return passes
+
+
+def bench_analytic(count: int, repeats: int) -> dict[str, Any]:
+    """Whole-result batch analytic solve against the bare passes of its angle formula."""
+    chain = chain_of(2)
+    targets = random_reachable(chain, count, seed=1)
+    ikchain.solve(chain, targets[:1000], method="analytic")  # warm up
+    whole, result = timed(lambda: ikchain.solve(chain, targets, method="analytic"), repeats)
+    passes = []
+    for name, fn in bare_passes(count, chain.lengths):
+        fn()
+        times, _ = timed(fn, repeats)
+        passes.append({"pass": name, "ns_per_target": stats(np.array(times) * 1e9 / count)})
+    bare = sum(p["ns_per_target"]["median"] for p in passes)
+    transcendental = sum(
+        p["ns_per_target"]["median"] for p in passes if "sqrt" in p["pass"] or "atan" in p["pass"]
+    )
+    whole_ns = stats(np.array(whole) * 1e9 / count)
+    return {
+        "targets": count,
+        "whole_ns_per_target": whole_ns,
+        "bare_passes": len(passes),
+        "bare_sum_ns_per_target": bare,
+        "transcendental_passes_ns_per_target": transcendental,
+        "ratio_to_bare": whole_ns["median"] / bare,
+        "max_error": float(np.max(result.error)),
+        "passes": passes,
+    }
+
+
+# -- batch iterative -----------------------------------------------------------------
+
+
+def bench_batch(
+    bones: Sequence[int], methods: Sequence[str], count: int, repeats: int
+) -> list[dict[str, Any]]:
+    """Batch solves to 1e-9 from the bent start (default budget): time, success, iterations."""
+    rows = []
+    for n in bones:
+        chain = chain_of(n)
+        targets = random_reachable(chain, count, seed=10 + n)
+        for method in methods:
+            ikchain.solve(chain, targets[:50], method=method)  # warm up
+            times, result = timed(
+                lambda c=chain, t=targets, m=method: ikchain.solve(c, t, method=m), repeats
+            )
+            iterations = result.iterations
+            rows.append(
+                {
+                    "method": method,
+                    "bones": n,
+                    "targets": count,
+                    "ns_per_target": stats(np.array(times) * 1e9 / count),
+                    "success": float(np.mean(result.converged)),
+                    "failures": int(np.sum(~result.converged)),
+                    "iterations_median": float(np.median(iterations)),
+                    "iterations_p99": float(np.percentile(iterations, 99)),
+                    "iterations_max": int(iterations.max()),
+                }
+            )
+    return rows
+
+
+def bench_dls_reach(bones: Sequence[int], directions: int) -> list[dict[str, Any]]:
+    """DLS iterations to 1e-9 from the bent start at each d/ΣL, worst over directions."""
+    angles = np.linspace(-math.pi, math.pi, directions, endpoint=False)
+    rows = []
+    for n in bones:
+        chain = chain_of(n)
+        reach_rows = sweeps_to_tolerance(
+            chain, REACH_RATIOS, ("dls",), GOAL, directions=angles.tolist(), error_after=1
+        )
+        for ratio in REACH_RATIOS:
+            mine = [r for r in reach_rows if r.ratio == ratio]
+            its = [r.iterations["dls"] for r in mine]
+            rows.append(
+                {
+                    "bones": n,
+                    "ratio": ratio,
+                    "directions": directions,
+                    "converged": sum(i is not None for i in its),
+                    "iterations_max": max((i for i in its if i is not None), default=None),
+                }
+            )
+    return rows
+
+
+# -- single solves and peers ---------------------------------------------------------
+
+
+def _per_call(
+    solve: Callable[[np.ndarray, np.ndarray | None], np.ndarray],
+    targets: np.ndarray,
+    warm: bool,
+    start: np.ndarray,
+    chain: ikchain.Chain,
+) -> tuple[float, np.ndarray]:
+    """Median seconds per call over the targets, and the end error of each answer."""
+    times = np.empty(len(targets))
+    answers = []
+    previous = start
+    clock = time.perf_counter
+    for i, target in enumerate(targets):
+        t0 = clock()
+        angles = solve(target, previous)
+        times[i] = clock() - t0
+        answers.append(angles)
+        if warm:
+            previous = angles
+    answers = np.array(answers)
+    errors = np.hypot(*(ikchain.end_from_angles(chain.lengths, answers) - targets).T)
+    return float(np.median(times)), errors
+
+
+def ours(chain: ikchain.Chain, method: str):
+    """``ikchain.solve`` for one target (a list, as user code passes it)."""
+    solve = ikchain.solve
+
+    if method == "analytic":
+
+        def one(target, previous):
+            return solve(chain, [target[0], target[1]], method="analytic").angles
+
+        return one
+
+    def iterative(target, previous):
+        if previous is None:
+            return solve(chain, [target[0], target[1]], method=method).angles
+        return solve(chain, [target[0], target[1]], method=method, init=previous).angles
+
+    return iterative
+
+
+def bench_single(
+    bones: Sequence[int],
+    methods: Sequence[str],
+    count: int,
+    frames: int,
+    repeats: int,
+    peers_for: Callable[[ikchain.Chain], tuple[list[Peer], list[str]]] | None,
+) -> tuple[list[dict[str, Any]], list[str]]:
+    """µs per single solve, cold (bent start) and warm (drag path), ours and the peers'."""
+    rows = []
+    notes: list[str] = []
+    for n in bones:
+        chain = chain_of(n)
+        cold_targets = random_reachable(chain, count, seed=20 + n)
+        path = drag_path(chain, frames)
+        bent = ikchain.default_init(chain)
+        solvers = [(m, ours(chain, m)) for m in methods if m != "analytic" or n == 2]
+        if peers_for is not None:
+            peers, skipped = peers_for(chain)
+            notes += [f"{n} bones: {line}" for line in skipped]
+            solvers += [(peer.name, peer.solve) for peer in peers]
+        for name, solve in solvers:
+            # ours start from their default (the bent pose), the peers from the same pose
+            start = None if name in methods else bent
+            for mode, targets, warm in (("cold", cold_targets, False), ("warm", path, True)):
+                medians, errors = [], None
+                for _ in range(repeats):
+                    gc.collect()
+                    gc.disable()
+                    try:
+                        median, errors = _per_call(solve, targets, warm, start, chain)
+                    finally:
+                        gc.enable()
+                    medians.append(median * 1e6)
+                rows.append(
+                    {
+                        "solver": name,
+                        "bones": n,
+                        "mode": mode,
+                        "solves": len(targets),
+                        "us_per_solve": stats(medians),
+                        "success": float(np.mean(errors <= GOAL)),
+                        "max_error": float(np.max(errors)),
+                    }
+                )
+    return rows, notes

@@ -1,0 +1,60 @@
+"""Smoke test of ``ikchain bench`` at tiny sizes: it runs, prints, writes JSON.
+
+Times are printed, never asserted.
+"""
+
+import json
+
+import ikchain
+from ikchain.bench import main
+from ikchain.bench.reach import REACH_RATIOS, sweeps_to_tolerance
+
+
+def test_bench_runs_tiny_and_writes_json(tmp_path, capsys):
+    path = tmp_path / "bench.json"
+    status = main(
+        [
+            "--quick",
+            "--no-peers",
+            "--repeats",
+            "1",
+            "--analytic-targets",
+            "2000",
+            "--batch-targets",
+            "20",
+            "--single-targets",
+            "3",
+            "--json",
+            str(path),
+        ]
+    )
+    assert status == 0
+    out = capsys.readouterr().out
+    for heading in ("Batch analytic", "Batch iterative", "Convergence against reach", "Goals"):
+        assert heading in out
+    assert "peers: skipped (--no-peers)" in out
+    data = json.loads(path.read_text(encoding="utf-8"))
+    assert data["analytic_batch"]["bare_passes"] == 32
+    assert {row["method"] for row in data["batch"]} == {"ccd", "fabrik", "dls"}
+    assert {row["solver"] for row in data["single"]} == {"analytic", "ccd", "fabrik", "dls"}
+    for row in data["single"]:
+        assert row["us_per_solve"]["low"] <= row["us_per_solve"]["median"]
+    assert len(data["goals"]) == 7
+
+
+def test_bad_repeats_exit_2(capsys):
+    assert main(["--repeats", "0"]) == 2
+    assert "--repeats" in capsys.readouterr().err
+
+
+def test_sweeps_to_tolerance_returns_rows_per_ratio():
+    rows = sweeps_to_tolerance(ikchain.Chain([0.8, 0.6]), ratios=(0.75, 0.93))
+    assert [row.ratio for row in rows] == [0.75, 0.93]
+    for row in rows:
+        assert set(row.iterations) == {"ccd", "fabrik", "dls"}
+        assert all(its is not None and its > 0 for its in row.iterations.values())
+        assert row.distance == row.ratio * 1.4
+        assert row.as_dict()["status"]["dls"] == "converged"
+    # the closer to full extension, the more CCD sweeps (the lesson's point)
+    assert rows[1].iterations["ccd"] > rows[0].iterations["ccd"]
+    assert REACH_RATIOS == (0.75, 0.93, 0.958, 0.988, 0.995, 0.999)
