@@ -181,6 +181,9 @@
       ring: q(".target-ring"),
     };
     this.jointTemplate = this.layer.joints.querySelector(".joint");
+    if (LABELS.readings && LABELS.readings.target) {
+      this.layer.target.setAttribute("aria-label", LABELS.readings.target);
+    }
     this.readings = {};
     var self = this;
     el.querySelectorAll("[data-reading]").forEach(function (dd) {
@@ -438,7 +441,10 @@
       event.preventDefault();
       self.dragging = event.pointerId;
       try { svg.setPointerCapture(event.pointerId); } catch (err) { /* synthetic */ }
+      ring.classList.remove("keyboard");
+      self.pointerFocus = true;
       ring.focus({ preventScroll: true });
+      self.pointerFocus = false;
       self.el.classList.add("is-dragging");
       self.moveTo(self.worldFromEvent(event), stamp(event));
     });
@@ -456,6 +462,12 @@
     svg.addEventListener("pointercancel", end);
     svg.addEventListener("lostpointercapture", end);
 
+    // The keyboard focus mark shows when the ring was reached or moved by keyboard,
+    // not when a drag focused it.
+    ring.addEventListener("focus", function () {
+      if (!self.pointerFocus) ring.classList.add("keyboard");
+    });
+    ring.addEventListener("blur", function () { ring.classList.remove("keyboard"); });
     ring.addEventListener("keydown", function (event) {
       var step = event.shiftKey ? BIG_STEP : STEP;
       var dx = 0, dy = 0;
@@ -467,6 +479,7 @@
         default: return;
       }
       event.preventDefault();
+      ring.classList.add("keyboard");
       var p = self.state.pointer, e = self.extent;
       self.moveTo([Math.max(-e, Math.min(e, p[0] + dx)), Math.max(-e, Math.min(e, p[1] + dy))],
         stamp(event));
