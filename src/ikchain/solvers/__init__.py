@@ -184,6 +184,7 @@ def solve(
         step = fabrik.make_step(lengths)
     else:
         step = dls.make_step(lengths, damping, chain.limits)
+    start_memory = getattr(step, "start_memory", None)
     outcome = iterate(
         step,
         lengths,
@@ -192,6 +193,7 @@ def solve(
         min_error_from_target(lengths, flat_target),
         max_iterations=max_iterations,
         tolerance=tolerance,
+        memory=None if start_memory is None else start_memory(flat_start),
         record_trace=trace,
     )
     return _result(

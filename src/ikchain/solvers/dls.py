@@ -94,19 +94,28 @@ def make_step(lengths: FloatArray, damping: float, limits: FloatArray | None):
     def error2(angles: FloatArray, tx: FloatArray, ty: FloatArray):
         xs, ys = _fk(lengths_list, angles)
         gx, gy = tx - xs[-1], ty - ys[-1]
-        return gx * gx + gy * gy, xs[-1], ys[-1]
+        return gx * gx + gy * gy, xs, ys
 
     def step(
         angles: FloatArray, target: FloatArray, memory: FloatArray | None
-    ) -> tuple[FloatArray, FloatArray | None, FloatArray]:
+    ) -> tuple[FloatArray, FloatArray, FloatArray]:
+        # memory: the joints of the current pose, columns x1..xn, y1..yn (start_memory)
+        if memory is None:
+            memory = start_memory(angles)
         tx, ty = target[:, 0], target[:, 1]
-        start2, ex, ey = error2(angles, tx, ty)
+        ex, ey = memory[:, n - 1], memory[:, 2 * n - 1]
+        gx, gy = tx - ex, ty - ey
+        start2 = gx * gx + gy * gy
         # Turn joint 0 (times damping) so that the tip points at the target.
         turn = atan2(ex * ty - ey * tx, ex * tx + ey * ty)  # 0 when tip or target is at the root
         aimed = angles.copy()
         aimed[:, 0] += turn if damping == 1.0 else damping * turn
         aimed = clip(aimed)
-        xs, ys = _fk(lengths_list, aimed)
+        # The aimed pose's joints: the current ones turned about the root.
+        turned = aimed[:, 0] - angles[:, 0]
+        cos, sin = np.cos(turned), np.sin(turned)
+        xs = [cos * memory[:, i] - sin * memory[:, n + i] for i in range(n)]
+        ys = [sin * memory[:, i] + cos * memory[:, n + i] for i in range(n)]
         tipx, tipy = xs[-1], ys[-1]
         errx, erry = tx - tipx, ty - tipy
         damping2 = ERROR_WEIGHT * (errx * errx + erry * erry) + bias
@@ -129,27 +138,39 @@ def make_step(lengths: FloatArray, damping: float, limits: FloatArray | None):
             yx = (c * ex_ - b * ey_) / det
             yy = (a * ey_ - b * ex_) / det
             new = aimed[rows].copy()
-            for i in range(len(jx)):
+            for i in range(n):
                 turn_i = jx[i][rows] * yx + jy[i][rows] * yy
                 new[:, i] += turn_i if damping == 1.0 else damping * turn_i
             return clip(new)
 
         every = slice(None)
         new = candidate(every, damping2)
-        new2, endx, endy = error2(new, tx, ty)
+        new2, nxs, nys = error2(new, tx, ty)
+        new_memory = np.concatenate([np.stack(nxs, axis=-1), np.stack(nys, axis=-1)], axis=-1)
         worse = np.flatnonzero(new2 > start2)
         for _ in range(RETRIES):
             if worse.size == 0:
                 break
             damping2[worse] *= 10.0
             retry = candidate(worse, damping2[worse])
-            retry2, rx, ry = error2(retry, tx[worse], ty[worse])
-            new[worse], endx[worse], endy[worse] = retry, rx, ry
+            retry2, rxs, rys = error2(retry, tx[worse], ty[worse])
+            new[worse] = retry
+            new_memory[worse] = np.concatenate(
+                [np.stack(rxs, axis=-1), np.stack(rys, axis=-1)], axis=-1
+            )
             worse = worse[retry2 > start2[worse]]
         # no step helped: stay (the loop reports a stall)
-        new[worse], endx[worse], endy[worse] = angles[worse], ex[worse], ey[worse]
-        return new, memory, np.stack((endx, endy), axis=-1)
+        new[worse], new_memory[worse] = angles[worse], memory[worse]
+        end = np.stack((new_memory[:, n - 1], new_memory[:, 2 * n - 1]), axis=-1)
+        return new, new_memory, end
 
+    def start_memory(angles: FloatArray) -> FloatArray:
+        """The loop's starting memory: the joints of the start poses."""
+        xs, ys = _fk(lengths_list, angles)
+        return np.concatenate([np.stack(xs, axis=-1), np.stack(ys, axis=-1)], axis=-1)
+
+    n = len(lengths_list)
+    step.start_memory = start_memory
     return step
 
 
@@ -193,13 +214,18 @@ def solve_one(
         highs = [high for _, high in limits]
     full_step = damping == 1.0
 
-    # tip of the start pose (end_from_angles)
+    # joints of the start pose (joints_from_angles)
+    pxs = [0.0] * n
+    pys = [0.0] * n
     absolute = angles[0]
-    ex, ey = lengths[0] * _cos(absolute), lengths[0] * _sin(absolute)
+    x, y = lengths[0] * _cos(absolute), lengths[0] * _sin(absolute)
+    pxs[0], pys[0] = x, y
     for i in range(1, n):
         absolute += angles[i]
-        ex += lengths[i] * _cos(absolute)
-        ey += lengths[i] * _sin(absolute)
+        x += lengths[i] * _cos(absolute)
+        y += lengths[i] * _sin(absolute)
+        pxs[i], pys[i] = x, y
+    ex, ey = x, y
     error = norm_one(ex - tx, ey - ty)
     trace = [error] if record_trace else None
     code = _stop_code(error, min_error, tolerance, False)
@@ -216,17 +242,12 @@ def solve_one(
                 value = aimed[i]
                 value = value if value > lows[i] else lows[i]
                 aimed[i] = value if value < highs[i] else highs[i]
-        # joints of the aimed pose
-        xs = [0.0] * n
-        ys = [0.0] * n
-        absolute = aimed[0]
-        x, y = lengths[0] * _cos(absolute), lengths[0] * _sin(absolute)
-        xs[0], ys[0] = x, y
-        for i in range(1, n):
-            absolute += aimed[i]
-            x += lengths[i] * _cos(absolute)
-            y += lengths[i] * _sin(absolute)
-            xs[i], ys[i] = x, y
+        # the aimed pose's joints: the current ones turned about the root
+        turned = aimed[0] - angles[0]
+        cos, sin = _cos(turned), _sin(turned)
+        xs = [cos * pxs[i] - sin * pys[i] for i in joints]
+        ys = [sin * pxs[i] + cos * pys[i] for i in joints]
+        x, y = xs[-1], ys[-1]
         errx, erry = tx - x, ty - y
         damping2 = ERROR_WEIGHT * (errx * errx + erry * erry) + bias
         # Jacobian columns: joint i turns the tip perpendicular to the line joint i -> tip
@@ -259,18 +280,22 @@ def solve_one(
                     value = new[i]
                     value = value if value > lows[i] else lows[i]
                     new[i] = value if value < highs[i] else highs[i]
+            nxs = [0.0] * n
+            nys = [0.0] * n
             absolute = new[0]
             nx, ny = lengths[0] * _cos(absolute), lengths[0] * _sin(absolute)
+            nxs[0], nys[0] = nx, ny
             for i in range(1, n):
                 absolute += new[i]
                 nx += lengths[i] * _cos(absolute)
                 ny += lengths[i] * _sin(absolute)
+                nxs[i], nys[i] = nx, ny
             gx, gy = tx - nx, ty - ny
             if not gx * gx + gy * gy > start2:
                 break
         else:  # no step helped: stay (the loop reports a stall)
-            new, nx, ny = angles, ex, ey
-        angles, ex, ey = new, nx, ny
+            new, nxs, nys, nx, ny = angles, pxs, pys, ex, ey
+        angles, pxs, pys, ex, ey = new, nxs, nys, nx, ny
         iterations += 1
         gx, gy = ex - tx, ey - ty
         error = _sqrt(gx * gx + gy * gy)
