@@ -324,3 +324,16 @@ def test_screenshots_of_every_section(page: Any, server_url: str, lang: str) -> 
         assert (SCREENSHOTS / f"{lang}-{key}.png").stat().st_size > 1000
     page.set_viewport_size({"width": 390, "height": 844})
     page.locator("#fig-s21").screenshot(path=str(SCREENSHOTS / f"{lang}-narrow-fig-s21.png"))
+
+
+def test_http_fallback_when_websocket_is_unavailable(page: Any, server_url: str) -> None:
+    """Without WebSocket support the script posts each frame to /api/frame instead."""
+    page.add_init_script("delete window.WebSocket")
+    posts: list[str] = []
+    page.on("request", lambda r: posts.append(r.url) if r.method == "POST" else None)
+    open_lesson(page, server_url)
+    drag_ring(page, "fig-s21", -0.7, 0.8)
+    assert any(url.endswith("/api/frame") for url in posts)
+    assert float(reading(page, "fig-s21", "error")) < 1e-9
+    tx, ty = point(reading(page, "fig-s21", "target"))
+    assert math.hypot(tx + 0.7, ty - 0.8) < 0.02
