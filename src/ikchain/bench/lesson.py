@@ -68,15 +68,6 @@ REDRAW_SPANS = {
     "update": ("received", "drawn"),  # update() itself
     "event_to_frame": ("input", "painted"),  # → the next animation frame after drawing
 }
-#: Options each method accepts; the same table as lesson.js's METHOD_TAKES.
-METHOD_TAKES = {
-    "analytic": {"bend"},
-    "ccd": {"init", "iterations", "tolerance", "damping"},
-    "fabrik": {"init", "iterations", "tolerance"},
-    "dls": {"init", "iterations", "tolerance", "damping"},
-}
-
-
 # -------------------------------------------------------------------------- the drag
 
 
@@ -102,6 +93,8 @@ def sections() -> list[dict[str, Any]]:
 
 def frame_body(state: dict[str, Any], target: Sequence[float], init: Any) -> dict[str, Any]:
     """The request the page's script sends for this state (see lesson.js ``body()``)."""
+    from ikchain.web.protocol import METHOD_TAKES
+
     takes = METHOD_TAKES[state["method"]]
     warm = init if "init" in takes else None
     return {
@@ -113,7 +106,7 @@ def frame_body(state: dict[str, Any], target: Sequence[float], init: Any) -> dic
         "iterations": state["iterations"] if "iterations" in takes else None,
         "tolerance": state["tolerance"] if "tolerance" in takes else None,
         "damping": state["damping"] if "damping" in takes else None,
-        "bend": state["bend"] if ("bend" in takes or warm is None) else None,
+        "bend": state["bend"] if ("bend" in takes and warm is None) else None,
         "smoothing": None,
         "previous_target": None,
         "family": None,

@@ -34,7 +34,13 @@ from ikchain.lesson.tables import (
     table_facts,
 )
 from ikchain.solvers import METHODS
-from ikchain.web.protocol import CAPS, FrameRequest, SolveRequest, frame_from_request
+from ikchain.web.protocol import (
+    CAPS,
+    METHOD_TAKES,
+    FrameRequest,
+    SolveRequest,
+    frame_from_request,
+)
 
 LANGS = ("zh", "en")
 DEFAULT_LANG = "zh"
@@ -342,6 +348,7 @@ def _page_context(lang: str) -> dict[str, Any]:
             "readings": text["readings"],
             "controls": text["controls"],
         },
+        "method_takes": METHOD_TAKES,
         "ws_path": "/ws",
         "frame_path": "/api/frame",
         "caps": CAPS,

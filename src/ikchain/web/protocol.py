@@ -28,7 +28,7 @@ from ikchain.checks import check_points, check_real
 from ikchain.family import angles_from_family, family_from_angles
 from ikchain.formatting import format_degrees, format_number, format_point
 from ikchain.result import Result
-from ikchain.solvers import METHODS, solve
+from ikchain.solvers import METHODS, OPTIONS, solve
 
 #: Caps on one request, so that no request can stall the server.
 CAPS: dict[str, int] = {
@@ -39,9 +39,20 @@ CAPS: dict[str, int] = {
     "max_work": 400_000,  # bones × iterations × targets
 }
 
-SOLVE_KEYS = frozenset(
-    {"lengths", "target", "method", "init", "iterations", "tolerance", "damping", "bend"}
-)
+#: Request keys (the CLI's flag names) → :func:`ikchain.solve` options.
+OPTION_KEYS: dict[str, str] = {
+    "init": "init",
+    "iterations": "max_iterations",
+    "tolerance": "tolerance",
+    "damping": "damping",
+    "bend": "bend",
+}
+#: Request keys each method takes, from the solver's own table (the page reads it).
+METHOD_TAKES: dict[str, list[str]] = {
+    method: [key for key, option in OPTION_KEYS.items() if option in OPTIONS[method]]
+    for method in METHODS
+}
+SOLVE_KEYS = frozenset({"lengths", "target", "method", *OPTION_KEYS})
 FRAME_KEYS = SOLVE_KEYS | {"id", "smoothing", "previous_target", "family"}
 
 #: A smoothed target this close to the pointer counts as arrived (m).

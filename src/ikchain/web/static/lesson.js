@@ -30,13 +30,13 @@
   var BIG_STEP = 0.1; // with Shift
   var REDRAW_LOG_MAX = 5000;
 
-  // Which options each method accepts (the solver refuses options it does not use).
-  var METHOD_TAKES = {
-    analytic: { bend: true },
-    ccd: { init: true, iterations: true, tolerance: true, damping: true },
-    fabrik: { init: true, iterations: true, tolerance: true },
-    dls: { init: true, iterations: true, tolerance: true, damping: true },
-  };
+  // Which request keys each method takes, from the server's solver table (the
+  // solver refuses options it does not use), as {method: {key: true}}.
+  var METHOD_TAKES = {};
+  Object.keys(DATA.method_takes || {}).forEach(function (method) {
+    METHOD_TAKES[method] = {};
+    DATA.method_takes[method].forEach(function (key) { METHOD_TAKES[method][key] = true; });
+  });
 
   window.__ikchainRedraws = [];
   window.__ikchainFigures = {};
@@ -245,7 +245,8 @@
       iterations: takes.iterations ? s.iterations : null,
       tolerance: takes.tolerance ? s.tolerance : null,
       damping: takes.damping ? s.damping : null,
-      bend: takes.bend || (takes.init && init === null) ? s.bend : null,
+      // bend picks the analytic branch, or the default start when there is no warm start.
+      bend: takes.bend && init === null ? s.bend : null,
       smoothing: s.smoothing,
       previous_target: s.smoothing && frame ? frame.target : null,
       family: s.family,
