@@ -129,3 +129,42 @@ def test_installed_command_runs():
         check=False,
     )
     assert done.returncode == 2 and "Traceback" not in done.stderr
+
+
+def test_lesson_command_serves_the_page_on_loopback():
+    """The README's first command: `ikchain lesson` prints its URL and serves the page."""
+    import socket
+    import time
+    import urllib.request
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = subprocess.Popen(
+        [sys.executable, "-m", "ikchain", "lesson", "--no-browser", "--port", str(port)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        line = server.stdout.readline()
+        assert f"http://127.0.0.1:{port}/" in line
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/?lang=en", timeout=30) as r:
+                    assert r.status == 200 and "fig-s24" in r.read().decode()
+                break
+            except OSError:
+                assert time.monotonic() < deadline and server.poll() is None
+                time.sleep(0.1)
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+
+def test_bench_help_is_the_bench_parser(capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["bench", "--help"])
+    assert exit_info.value.code == 0
+    assert "--quick" in capsys.readouterr().out

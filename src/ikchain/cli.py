@@ -59,10 +59,14 @@ def build_parser() -> argparse.ArgumentParser:
     lesson_parser.add_argument("--no-browser", action="store_true", help="do not open a browser")
     lesson_parser.add_argument("--lang", choices=LANG_CHOICES, default="zh")
 
-    bench_parser = commands.add_parser(
-        "bench", help="run the benchmarks (options: ikchain bench -- --help)", add_help=False
+    # Listed for --help only: main() hands everything after "bench" to the bench's own
+    # parser before argparse sees it.
+    commands.add_parser(
+        "bench",
+        help="benchmarks: 'ikchain bench [--quick] ...' (solvers and peers), "
+        "'ikchain bench lesson ...' (server frame time, drag-to-redraw); --help for each",
+        add_help=False,
     )
-    bench_parser.add_argument("bench_args", nargs=argparse.REMAINDER)
 
     return parser
 
@@ -99,6 +103,16 @@ def _run_lesson(args: argparse.Namespace) -> int:
     return 0
 
 
+def _run_bench(argv: list[str]) -> int:
+    if argv[:1] == ["lesson"]:
+        from ikchain.bench.lesson import main as lesson_bench
+
+        return lesson_bench(argv[1:])
+    from ikchain.bench import main as bench_main
+
+    return bench_main(argv)
+
+
 def _run_solve(args: argparse.Namespace) -> str:
     chain = Chain(args.lengths)
     result = solve(
@@ -118,15 +132,14 @@ def _run_solve(args: argparse.Namespace) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``ikchain`` command; returns the exit status."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["bench"]:
+        return _run_bench(argv[1:])
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
         if args.command == "lesson":
             return _run_lesson(args)
-        if args.command == "bench":
-            from ikchain.bench import main as bench_main
-
-            return bench_main([a for a in args.bench_args if a != "--"])
         output = _run_tables(args) if args.command == "tables" else _run_solve(args)
     except ValueError as error:
         print(f"ikchain: error: {error}", file=sys.stderr)

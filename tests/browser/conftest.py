@@ -50,7 +50,8 @@ def _need_chromium() -> None:
 @pytest.fixture(scope="session")
 def server_url() -> Iterator[str]:
     """The lesson app under uvicorn in a background thread, on a free loopback port."""
-    uvicorn = pytest.importorskip("uvicorn")
+    import uvicorn  # a test dependency: missing means a broken install, not a skip
+
     from ikchain.web.app import build_app
 
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
@@ -75,7 +76,8 @@ def server_url() -> Iterator[str]:
 @pytest.fixture(scope="session")
 def browser() -> Iterator[Any]:
     _need_chromium()
-    sync_api = pytest.importorskip("playwright.sync_api")
+    from playwright import sync_api
+
     with sync_api.sync_playwright() as playwright:
         chromium = playwright.chromium.launch(
             executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True

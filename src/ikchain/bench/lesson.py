@@ -388,7 +388,7 @@ def format_results(results: dict[str, Any]) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m ikchain.bench.lesson",
+        prog="ikchain bench lesson",
         description="Lesson latency: server time per drag frame and drag-to-redraw in Chromium.",
     )
     parser.add_argument("--frames", type=int, default=DEFAULT_FRAMES, help="frames per section")
