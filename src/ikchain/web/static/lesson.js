@@ -221,9 +221,9 @@
     };
   };
 
+  // The smoothing factor this figure offers (server's choice), used when switched on.
   Figure.prototype.smoothingAlpha = function () {
-    var d = this.defaults, o = this.options;
-    return d.smoothing || o.smoothing || o.smoothing_alpha || null;
+    return this.defaults.smoothing || this.options.smoothing || null;
   };
 
   // The request for the current state. Warm start: the drawn frame's angles.
@@ -515,14 +515,11 @@
 
   Figure.prototype.stall = function () {
     // The stall demo: the target and the all-zero start pose, both given by the server.
-    var o = this.options;
-    var stall = o.stall || {};
-    var target = stall.target || o.stall_target;
-    var init = stall.init || o.stall_init;
-    if (!target || !init) return;
+    var stall = this.options.stall;
+    if (!stall) return;
+    var target = stall.target, init = stall.init;
     var s = this.state;
-    if (stall.method || o.stall_method) s.method = stall.method || o.stall_method;
-    if (s.method === "analytic") s.method = "ccd";
+    if (s.method === "analytic") s.method = "ccd"; // the stall is an iterative solver's
     s.bones = init.length;
     s.pointer = copy(target);
     s.init = copy(init);
@@ -540,7 +537,7 @@
         break;
       case "bones":
         s.bones = parseInt(value, 10);
-        if (s.bones !== 2 && s.method === "analytic") s.method = this.options.methods_iterative_default || "ccd";
+        if (s.bones !== 2 && s.method === "analytic") s.method = "ccd"; // the closed form is for two bones only
         s.cold = true; // a different chain: start from the default pose
         break;
       case "bend":
