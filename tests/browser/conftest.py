@@ -17,16 +17,11 @@ from typing import Any
 
 import pytest
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
+from ikchain.bench.lesson import CHROMIUM as LAUNCH_PATH
+from ikchain.bench.lesson import CHROMIUM_ARGS
+
+# One set of launch settings for tests and benchmarks (see ikchain.bench.lesson).
+CHROMIUM = Path(LAUNCH_PATH)
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "artifacts" / "screenshots"
 VIEWPORT = {"width": 1280, "height": 900}
 

@@ -65,6 +65,11 @@ def _num(value: Any) -> str:
     return text[:-2] if text.endswith(".0") else text
 
 
+def _empty(tag: str, **attributes: Any) -> str:
+    """An empty SVG element ``<tag .../>``."""
+    return f"<{tag} {_attrs(**attributes)}/>"
+
+
 def _attrs(**attributes: Any) -> str:
     parts = []
     for name, value in attributes.items():
@@ -141,8 +146,8 @@ def svg_from_frame(
         f'<line x1="0" y1="{_num(-half)}" x2="0" y2="{_num(half)}" stroke="#ddd" '
         f'stroke-width="{s["circle_width"]}"/>'
         "</g>",
-        "<circle "
-        + _attrs(
+        _empty(
+            "circle",
             class_="reach-outer",
             cx=0,
             cy=0,
@@ -151,10 +156,9 @@ def svg_from_frame(
             stroke="#888",
             stroke_width=s["circle_width"],
             stroke_dasharray="0.04 0.03",
-        )
-        + "/>",
-        "<circle "
-        + _attrs(
+        ),
+        _empty(
+            "circle",
             class_="reach-inner",
             cx=0,
             cy=0,
@@ -164,10 +168,9 @@ def svg_from_frame(
             stroke_width=s["circle_width"],
             stroke_dasharray="0.02 0.02",
             visibility=None if inner > 0 else "hidden",
-        )
-        + "/>",
-        "<line "
-        + _attrs(
+        ),
+        _empty(
+            "line",
             class_="gap",
             x1=_num(tip[0]),
             y1=_num(tip[1]),
@@ -177,10 +180,9 @@ def svg_from_frame(
             stroke_width=s["gap_width"],
             stroke_dasharray="0.025 0.015",
             visibility=None if gap else "hidden",
-        )
-        + "/>",
-        "<polyline "
-        + _attrs(
+        ),
+        _empty(
+            "polyline",
             class_="bones",
             points=_points(joints),
             fill="none",
@@ -188,12 +190,11 @@ def svg_from_frame(
             stroke_width=s["bone_width"],
             stroke_linecap="round",
             stroke_linejoin="round",
-        )
-        + "/>",
+        ),
         '<g class="joints">'
         + "".join(
-            "<circle "
-            + _attrs(
+            _empty(
+                "circle",
                 class_="joint",
                 data_index=i,
                 cx=_num(x),
@@ -203,16 +204,15 @@ def svg_from_frame(
                 stroke="#2d3748",
                 stroke_width=s["circle_width"] * 1.5,
             )
-            + "/>"
             for i, (x, y) in enumerate(joints[1:-1], start=1)
         )
         + "</g>",
-        "<circle " + _attrs(class_="root", cx=0, cy=0, r=s["root_r"], fill="#2d3748") + "/>",
-        "<circle "
-        + _attrs(class_="tip", cx=_num(tip[0]), cy=_num(tip[1]), r=s["tip_r"], fill="#c53030")
-        + "/>",
-        "<circle "
-        + _attrs(
+        _empty("circle", class_="root", cx=0, cy=0, r=s["root_r"], fill="#2d3748"),
+        _empty(
+            "circle", class_="tip", cx=_num(tip[0]), cy=_num(tip[1]), r=s["tip_r"], fill="#c53030"
+        ),
+        _empty(
+            "circle",
             class_="pointer",
             cx=_num(target[0]),
             cy=_num(target[1]),
@@ -221,8 +221,7 @@ def svg_from_frame(
             stroke="#805ad5",
             stroke_width=s["circle_width"],
             visibility="hidden",
-        )
-        + "/>",
+        ),
         "<g "
         + _attrs(
             class_="target",
@@ -233,17 +232,16 @@ def svg_from_frame(
             aria_keyshortcuts="ArrowLeft ArrowRight ArrowUp ArrowDown",
         )
         + ">",
-        "<circle "
-        + _attrs(
+        _empty(
+            "circle",
             class_="target-hit",
             cx=_num(target[0]),
             cy=_num(target[1]),
             r=s["hit_r"],
             fill="transparent",
-        )
-        + "/>",
-        "<circle "
-        + _attrs(
+        ),
+        _empty(
+            "circle",
             class_="target-ring",
             cx=_num(target[0]),
             cy=_num(target[1]),
@@ -251,8 +249,7 @@ def svg_from_frame(
             fill="none",
             stroke="#c05621",
             stroke_width=s["ring_width"],
-        )
-        + "/>",
+        ),
         "</g>",
         "</g>",
         "</svg>",
