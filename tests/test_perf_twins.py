@@ -1,9 +1,11 @@
 """The plain-float twins of the vectorised solvers give the batch path's numbers.
 
-A single solve through ikchain.solve runs analytic.solve_one or dls.solve_one (plain
-Python floats, for speed); a batch runs the numpy code. Over many random inputs the
-two must agree: angles, joints, errors within 1e-12 (in practice to the bit), and
-iterations and status exactly.
+A single solve through ikchain.solve runs analytic.solve_one, or the scalar loop
+loop.iterate_one with a solver's scalar step (plain Python floats, for speed); a
+batch runs the numpy code (loop.iterate with the solver's batch step). Over many
+random inputs the two must agree: angles, joints, errors within 1e-12 (in practice
+to the bit), and iterations and status exactly. The two loops are also run on the
+same scripted steps, so that their stop rules are held to each other directly.
 """
 
 import math
@@ -12,7 +14,8 @@ import numpy as np
 import pytest
 
 import ikchain
-from ikchain.solvers import dls
+from ikchain.result import RUNNING
+from ikchain.solvers import dls, loop
 
 CLOSE = 1e-12
 
@@ -108,3 +111,92 @@ def test_dls_atan2_is_libm_to_the_bit():
     for a, b, value in zip(y.tolist(), x.tolist(), ours.tolist(), strict=True):
         expected = math.atan2(a, b)
         assert value == expected and math.copysign(1, value) == math.copysign(1, expected)
+
+
+def _scripts(rng, count, n, tolerance):
+    """Per target: min_error, a start pose, its start error, and scripted steps.
+
+    Errors and angle changes are drawn at and next to the stop rules' thresholds.
+    """
+    scripts = []
+    for _ in range(count):
+        min_error = float(rng.choice([0.0, 0.5, 1e-3]))
+        edges = [
+            tolerance,
+            min_error + tolerance,
+            0.0,
+            0.25,
+            min_error + 0.1,
+        ]
+        edges += [math.nextafter(e, math.inf) for e in edges[:2]]
+        edges += [math.nextafter(e, -math.inf) for e in edges[:2]]
+        start = [0.0, *rng.choice([0.0, 0.5, -1.0, 3.0, -7.5], n - 1).tolist()]
+        steps = []
+        angles = start
+        for _ in range(int(rng.integers(0, 7))):
+            new = []
+            for was in angles:
+                threshold = loop._ROUNDING * max(1.0, abs(was))
+                change = float(rng.choice([0.0, threshold, -threshold, 0.3, 1e-17]))
+                change *= float(rng.choice([1.0, 1.0 + 2**-50, 1.0 - 2**-50]))
+                new.append(was + change)
+            angles = new
+            steps.append((angles, float(rng.choice(edges))))
+        scripts.append((min_error, start, float(rng.choice(edges)), steps))
+    return scripts
+
+
+def test_the_two_loops_apply_the_same_stop_rules():
+    rng = np.random.default_rng(11)
+    n, count, tolerance = 3, 3000, 1e-9
+    scripts = _scripts(rng, count, n, tolerance)
+    for budget in (0, 1, 2, 4, 8):
+        # A scripted step: the row's next pose and a tip at its scripted error from
+        # the target (0, 0). The batch loop's memory carries (row, steps taken).
+        def batch_step(angles, target, memory):
+            new, tips = np.empty_like(angles), np.zeros((len(angles), 2))
+            for k, (row, taken) in enumerate(memory.astype(int).tolist()):
+                steps = scripts[row][3]
+                new[k], tips[k, 0] = steps[taken] if taken < len(steps) else (angles[k], 1.0)
+            return new, memory + np.array([0.0, 1.0]), tips
+
+        # start poses: tip at (start error, 0) with lengths (start error, 0, 0)
+        starts = np.array([s[1] for s in scripts])
+        batch = [
+            loop.iterate(
+                batch_step,
+                np.array([s[2], 0.0, 0.0]),
+                starts[i : i + 1],
+                np.zeros((1, 2)),
+                np.array([s[0]]),
+                max_iterations=budget,
+                tolerance=tolerance,
+                memory=np.array([[i, 0.0]]),
+                record_trace=True,
+            )
+            for i, s in enumerate(scripts)
+        ]
+        for i, (min_error, start, start_error, steps) in enumerate(scripts):
+            taken = iter(steps)
+
+            def scalar_step(angles, xs, ys, tx, ty, taken=taken):
+                new, error = next(taken, (angles, 1.0))
+                return new, [0.0, 0.0, 0.0, error], [0.0, 0.0, 0.0, 0.0]
+
+            angles, _, _, error, iterations, code, trace = loop.iterate_one(
+                scalar_step,
+                [start_error, 0.0, 0.0],
+                start,
+                0.0,
+                0.0,
+                min_error,
+                max_iterations=budget,
+                tolerance=tolerance,
+                record_trace=True,
+            )
+            expected = batch[i]
+            assert code != RUNNING
+            assert (code, iterations) == (expected.codes[0], expected.iterations[0]), i
+            assert angles == expected.angles[0].tolist()
+            assert error == expected.error[0]
+            assert trace == expected.trace[0].tolist()

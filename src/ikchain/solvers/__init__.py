@@ -6,6 +6,7 @@ rather than being silently ignored.
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any
 
@@ -29,7 +30,7 @@ from ikchain.kinematics import (
 )
 from ikchain.result import CODE_BY_STATUS, STATUS_BY_CODE, Result, Status, make_result
 from ikchain.solvers import analytic, ccd, dls, fabrik
-from ikchain.solvers.loop import _ROUNDING, iterate
+from ikchain.solvers.loop import iterate, iterate_one
 
 METHODS = ("analytic", "ccd", "fabrik", "dls")
 
@@ -328,8 +329,21 @@ def _plain_angles(init: Any, n: int) -> list[float] | None:
     return angles
 
 
+@functools.lru_cache(maxsize=128)
+def _cached_dls_step_one(lengths: tuple[float, ...], total_length: float, damping: float):
+    """The scalar DLS step of a chain without joint limits, built once for these options.
+
+    Building a step costs as much as a few iterations' overhead, and a drag asks for
+    the same chain and options every frame. A step holds only these immutable
+    numbers, so sharing one is safe. (Chains with limits are not cached: equal keys
+    would merge limits of 0.0 and -0.0, which clip to differently signed zeros.)
+    """
+    return dls.make_step_one(lengths, total_length, damping, None)
+
+
 def _dls_one(chain, point, init, bend, max_iterations, tolerance, damping, trace):
-    """One DLS solve in Python floats (:func:`dls.solve_one`), or None to go the batch way.
+    """One DLS solve in Python floats (:func:`iterate_one` running :func:`dls.make_step_one`),
+    or None to go the batch way.
 
     Validation is the batch path's, in the same order, so the same input raises the
     same error either way.
@@ -364,39 +378,36 @@ def _dls_one(chain, point, init, bend, max_iterations, tolerance, damping, trace
     outside, inside = radius - chain.outer_radius, chain.inner_radius - radius
     worst = outside if outside >= inside else inside
     min_error = 0.0 if worst <= 0.0 else worst
-    angles, error, iterations, code, record = dls.solve_one(
+    if limits is None:
+        step = _cached_dls_step_one(tuple(lengths), chain.outer_radius, damping)
+    else:
+        step = dls.make_step_one(lengths, chain.outer_radius, damping, limits)
+    angles, xs, ys, error, iterations, code, record = iterate_one(
+        step,
         lengths,
-        chain.outer_radius,
-        limits,
         start,
         tx,
         ty,
         min_error,
-        max_iterations,
-        tolerance,
-        damping,
-        _ROUNDING,
-        trace,
+        max_iterations=max_iterations,
+        tolerance=tolerance,
+        record_trace=trace,
     )
-    # joints_from_angles, joint by joint, in one buffer with the angles and target
-    flat = [*angles, 0.0, 0.0]
-    absolute = angles[0]
-    x, y = lengths[0] * math.cos(absolute), lengths[0] * math.sin(absolute)
-    flat += (x, y)
-    for i in range(1, n):
-        absolute += angles[i]
-        x += lengths[i] * math.cos(absolute)
-        y += lengths[i] * math.sin(absolute)
-        flat += (x, y)
-    flat += point
+    # angles, joints (x, y interleaved, as joints_from_angles lays them out), target
+    size = 3 * n + 4
+    flat = [0.0] * size
+    flat[:n] = angles
+    flat[n : size - 2 : 2] = xs
+    flat[n + 1 : size - 2 : 2] = ys
+    flat[size - 2 :] = point
     buffer = np.array(flat)
-    joints = buffer[n : 3 * n + 2]
+    joints = buffer[n : size - 2]
     joints.shape = (n + 1, 2)
     return make_result(
         buffer[:n],
         joints,
         joints[n],
-        buffer[3 * n + 2 :],
+        buffer[size - 2 :],
         error,
         min_error,
         min_error == 0.0,

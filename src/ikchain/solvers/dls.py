@@ -17,11 +17,13 @@ Measured on random reachable targets, this takes the worst case from over 30
 iterations to 12 (``ikchain bench``).
 
 Two implementations of the one iteration, operation for operation: :func:`make_step`
-over a batch (columns of numpy arrays) and :func:`solve_one` for one target in
-plain Python floats, with its own copy of the loop's stop rules. A single solve
-through :func:`ikchain.solve` uses the second: numpy's per-call overhead (some 0.5 µs
-a call, about 60 calls an iteration) is a hundred times the arithmetic of a
-two-to-eight-bone chain. ``tests/test_perf_twins.py`` holds the two to the same
+over a batch (columns of numpy arrays), run by :func:`ikchain.solvers.loop.iterate`,
+and :func:`make_step_one` for one target in plain Python floats, run by its scalar
+twin :func:`ikchain.solvers.loop.iterate_one` (the loop, not the step, owns the
+budget, the stop rules and the trace in both). A single solve through
+:func:`ikchain.solve` uses the second: numpy's per-call overhead (some 0.5 µs a call,
+about 60 calls an iteration) is a hundred times the arithmetic of a two-to-eight-bone
+chain. ``tests/test_perf_twins.py`` holds the two to the same
 numbers. Sums run joint by joint in both (not ``np.sum``/``einsum``, whose order
 differs), ``cos``/``sin``/``sqrt`` are libm's in both, and the one ``atan2`` is
 libm's in both too: :func:`atan2` reads it off numpy's complex ``log`` (libm's
@@ -34,9 +36,6 @@ import math
 
 import numpy as np
 from numpy.typing import NDArray
-
-from ikchain.kinematics import HUGE, norm_one
-from ikchain.result import CODE_BY_STATUS, RUNNING, Status
 
 FloatArray = NDArray[np.float64]
 
@@ -174,83 +173,54 @@ def make_step(lengths: FloatArray, damping: float, limits: FloatArray | None):
     return step
 
 
-_CONVERGED = CODE_BY_STATUS[Status.CONVERGED]
-_UNREACHABLE = CODE_BY_STATUS[Status.UNREACHABLE]
-_STALLED = CODE_BY_STATUS[Status.STALLED]
-_MAX_ITERATIONS = CODE_BY_STATUS[Status.MAX_ITERATIONS]
-
-
-def solve_one(
+def make_step_one(
     lengths: list[float],
     total_length: float,
-    limits: list[tuple[float, float]] | None,
-    angles: list[float],
-    tx: float,
-    ty: float,
-    min_error: float,
-    max_iterations: int,
-    tolerance: float,
     damping: float,
-    rounding: float,
-    record_trace: bool,
-    _sqrt=math.sqrt,
-    _cos=math.cos,
-    _sin=math.sin,
-    _atan2=math.atan2,
-) -> tuple[list[float], float, int, int, list[float] | None]:
-    """:func:`make_step` run by :func:`ikchain.solvers.loop.iterate`, for one target.
+    limits: list[tuple[float, float]] | None,
+):
+    """:func:`make_step`'s iteration for one target in Python floats, operation for operation.
 
-    ``total_length`` is ``float(np.sum(lengths))`` as :func:`make_step` takes it.
-    Returns ``(angles, error, iterations, status code, trace)``. Written flat (no
-    helper calls in the iteration) because each Python call costs what ten of its
-    floating-point operations do.
+    A step for :func:`ikchain.solvers.loop.iterate_one`. ``total_length`` is
+    ``float(np.sum(lengths))`` as :func:`make_step` takes it (the chain's outer
+    radius). The step is written flat (no helper calls inside) because each Python
+    call costs what ten of its floating-point operations do.
     """
     n = len(lengths)
-    joints = range(n)
+    moving = range(1, n + 1)
+    every = range(n)
     bias = BIAS * total_length**2
     lows = highs = None
     if limits is not None:
         lows = [low for low, _ in limits]
         highs = [high for _, high in limits]
     full_step = damping == 1.0
+    cos, sin, atan2 = math.cos, math.sin, math.atan2
 
-    # joints of the start pose (joints_from_angles)
-    pxs = [0.0] * n
-    pys = [0.0] * n
-    absolute = angles[0]
-    x, y = lengths[0] * _cos(absolute), lengths[0] * _sin(absolute)
-    pxs[0], pys[0] = x, y
-    for i in range(1, n):
-        absolute += angles[i]
-        x += lengths[i] * _cos(absolute)
-        y += lengths[i] * _sin(absolute)
-        pxs[i], pys[i] = x, y
-    ex, ey = x, y
-    error = norm_one(ex - tx, ey - ty)
-    trace = [error] if record_trace else None
-    code = _stop_code(error, min_error, tolerance, False)
-    iterations = 0
-    while code == RUNNING and iterations < max_iterations:
-        before = angles
+    def step_one(
+        angles: list[float], pxs: list[float], pys: list[float], tx: float, ty: float
+    ) -> tuple[list[float], list[float], list[float]]:
+        ex, ey = pxs[n], pys[n]
         gx, gy = tx - ex, ty - ey
         start2 = gx * gx + gy * gy
-        turn = _atan2(ex * ty - ey * tx, ex * tx + ey * ty)
+        # Turn joint 0 (times damping) so that the tip points at the target.
+        turn = atan2(ex * ty - ey * tx, ex * tx + ey * ty)
         aimed = list(angles)
         aimed[0] += turn if full_step else damping * turn
-        if lows is not None:
-            for i in joints:
+        if lows is not None:  # np.clip with array bounds: a bound wins a tie
+            for i in every:
                 value = aimed[i]
                 value = value if value > lows[i] else lows[i]
                 aimed[i] = value if value < highs[i] else highs[i]
-        # the aimed pose's joints: the current ones turned about the root
+        # The aimed pose's joints 1..n: the current ones turned about the root.
         turned = aimed[0] - angles[0]
-        cos, sin = _cos(turned), _sin(turned)
-        xs = [cos * pxs[i] - sin * pys[i] for i in joints]
-        ys = [sin * pxs[i] + cos * pys[i] for i in joints]
+        rc, rs = cos(turned), sin(turned)
+        xs = [rc * pxs[i] - rs * pys[i] for i in moving]
+        ys = [rs * pxs[i] + rc * pys[i] for i in moving]
         x, y = xs[-1], ys[-1]
         errx, erry = tx - x, ty - y
         damping2 = ERROR_WEIGHT * (errx * errx + erry * erry) + bias
-        # Jacobian columns: joint i turns the tip perpendicular to the line joint i -> tip
+        # Jacobian columns: joint i turns the tip perpendicular to the line joint i -> tip.
         jx = [-y] * n
         jy = [x] * n
         for i in range(1, n):
@@ -272,63 +242,27 @@ def solve_one(
             yx = (c * errx - sxy * erry) / det
             yy = (a * erry - sxy * errx) / det
             new = list(aimed)
-            for i in joints:
+            for i in every:
                 turn_i = jx[i] * yx + jy[i] * yy
                 new[i] += turn_i if full_step else damping * turn_i
             if lows is not None:
-                for i in joints:
+                for i in every:
                     value = new[i]
                     value = value if value > lows[i] else lows[i]
                     new[i] = value if value < highs[i] else highs[i]
-            nxs = [0.0] * n
-            nys = [0.0] * n
+            # the new pose's joints (joints_one, inline)
             absolute = new[0]
-            nx, ny = lengths[0] * _cos(absolute), lengths[0] * _sin(absolute)
-            nxs[0], nys[0] = nx, ny
+            nx, ny = lengths[0] * cos(absolute), lengths[0] * sin(absolute)
+            nxs, nys = [0.0, nx], [0.0, ny]
             for i in range(1, n):
                 absolute += new[i]
-                nx += lengths[i] * _cos(absolute)
-                ny += lengths[i] * _sin(absolute)
-                nxs[i], nys[i] = nx, ny
+                nx += lengths[i] * cos(absolute)
+                ny += lengths[i] * sin(absolute)
+                nxs.append(nx)
+                nys.append(ny)
             gx, gy = tx - nx, ty - ny
             if not gx * gx + gy * gy > start2:
-                break
-        else:  # no step helped: stay (the loop reports a stall)
-            new, nxs, nys, nx, ny = angles, pxs, pys, ex, ey
-        angles, pxs, pys, ex, ey = new, nxs, nys, nx, ny
-        iterations += 1
-        gx, gy = ex - tx, ey - ty
-        error = _sqrt(gx * gx + gy * gy)
-        if not error < HUGE:
-            error = norm_one(gx, gy)
-        if trace is not None:
-            trace.append(error)
-        # the loop's stop rules
-        if error <= tolerance:
-            code = _CONVERGED
-        elif min_error > 0.0 and error <= min_error + tolerance:
-            code = _UNREACHABLE
-        else:
-            for i in joints:
-                was = before[i]
-                change = angles[i] - was
-                change = -change if change < 0.0 else change
-                size = -was if was < 0.0 else was
-                if not change <= rounding * (1.0 if size <= 1.0 else size):
-                    break
-            else:  # no angle changed beyond rounding
-                code = _STALLED
-    if code == RUNNING:
-        code = _MAX_ITERATIONS
-    return angles, error, iterations, code, trace
+                return new, nxs, nys
+        return angles, pxs, pys  # no step helped: stay (the loop reports a stall)
 
-
-def _stop_code(error: float, min_error: float, tolerance: float, unchanged: bool) -> int:
-    """The loop's stop rules 1-3 for one target (:func:`loop._stop_codes`)."""
-    if error <= tolerance:
-        return _CONVERGED
-    if min_error > 0.0 and error <= min_error + tolerance:
-        return _UNREACHABLE
-    if unchanged:
-        return _STALLED
-    return RUNNING
+    return step_one
