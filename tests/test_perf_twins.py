@@ -100,6 +100,101 @@ def test_dls_twin_default_start_matches_batch():
             )
 
 
+def _twin_chain(rng, n, limited):
+    """Random lengths, one bone sometimes longer than the rest (an inner circle)."""
+    lengths = rng.uniform(0.2, 1.0, n)
+    if rng.random() < 0.4:
+        lengths[rng.integers(n)] = 1.5 * lengths.sum()
+    if not limited:
+        return ikchain.Chain(lengths)
+    limits = np.stack([-rng.uniform(0.1, 3.0, n), rng.uniform(0.1, 3.0, n)], axis=-1)
+    return ikchain.Chain(lengths, limits)
+
+
+def _twin_targets(rng, chain, count):
+    """Reachable (tips of random poses), outside the outer circle, inside the inner one."""
+    angles = rng.uniform(-math.pi, math.pi, (count, chain.n_bones))
+    targets = ikchain.end_from_angles(chain.lengths, angles)
+    phi = rng.uniform(-math.pi, math.pi, count)
+    ray = np.stack([np.cos(phi), np.sin(phi)], axis=-1)
+    outside = rng.random(count) < 0.25
+    far = ray * chain.total_length * rng.uniform(1.0, 2.0, (count, 1))
+    targets[outside] = far[outside]
+    if chain.inner_radius > 0.0:
+        inside = rng.random(count) < 0.25
+        radii = chain.inner_radius * rng.uniform(0.0, 1.0, (count, 1))
+        targets[inside] = ray[inside] * radii[inside]
+    targets[:3] = [[0.0, 0.0], [chain.total_length, 0.0], [1.0, 0.0]]
+    return targets
+
+
+#: Each method's options beyond the start, drawn per case.
+TWIN_OPTIONS = {
+    "ccd": lambda rng: {
+        "damping": float(rng.choice([1.0, 0.5])),
+        "max_step": [None, 0.3][int(rng.integers(2))],
+    },
+    "fabrik": lambda rng: {},
+    "dls": lambda rng: {"damping": float(rng.choice([1.0, 0.6]))},
+}
+
+
+@pytest.mark.parametrize("n", range(2, 9))
+@pytest.mark.parametrize("method", ["ccd", "fabrik", "dls"])
+def test_iterative_twin_matches_batch(method, n):
+    rng = np.random.default_rng(1000 * n + len(method))
+    count = 30
+    for case in range(4):
+        limited = method != "fabrik" and case % 2 == 1
+        chain = _twin_chain(rng, n, limited)
+        options = TWIN_OPTIONS[method](rng)
+        targets = _twin_targets(rng, chain, count)
+        low = -np.inf if chain.limits is None else chain.limits[:, 0]
+        high = np.inf if chain.limits is None else chain.limits[:, 1]
+        inits = np.clip(rng.uniform(-4.0, 4.0, (count, n)), low, high)
+        inits[:4] = np.clip(0.0, low, high)  # collinear starts
+        for budget in (0, 2, 40):
+            batch = ikchain.solve(
+                chain, targets, method, init=inits, max_iterations=budget, trace=True, **options
+            )
+            for i in range(count):
+                single = ikchain.solve(
+                    chain,
+                    targets[i].tolist(),
+                    method,
+                    init=inits[i].tolist(),
+                    max_iterations=budget,
+                    trace=True,
+                    **options,
+                )
+                assert_same(single, batch, i)
+                # and to the bit: a method's two steps take the same atan2 (numpy's
+                # for CCD and FABRIK, libm's for DLS); the other one differs in the
+                # last bit, which the 1e-12 check above would not see
+                assert single.angles.tolist() == batch.angles[i].tolist()
+                kept = batch.trace[i][~np.isnan(batch.trace[i])]
+                np.testing.assert_allclose(single.trace, kept, rtol=0, atol=CLOSE)
+        # the default (bent) start, no trace
+        bend = int(rng.choice([1, -1]))
+        batch = ikchain.solve(chain, targets, method, bend=bend, max_iterations=40, **options)
+        for i in range(count):
+            single = ikchain.solve(
+                chain, targets[i], method, bend=bend, max_iterations=40, **options
+            )
+            assert single.trace is None
+            assert_same(single, batch, i)
+
+
+@pytest.mark.parametrize("method", ["ccd", "fabrik", "dls"])
+def test_collinear_stall_is_the_same_either_way(method):
+    chain = ikchain.Chain([0.8, 0.6])
+    single = ikchain.solve(chain, [1.0, 0.0], method, init=[0.0, 0.0], trace=True)
+    batch = ikchain.solve(chain, [[1.0, 0.0]], method, init=[[0.0, 0.0]], trace=True)
+    assert single.status is ikchain.Status.STALLED and single.iterations == 1
+    assert_same(single, batch, 0)
+    np.testing.assert_array_equal(single.trace, batch.trace[0])
+
+
 def test_dls_atan2_is_libm_to_the_bit():
     rng = np.random.default_rng(6)
     y = rng.normal(size=2000) * np.exp(rng.uniform(-20, 20, 2000))

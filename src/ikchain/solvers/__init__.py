@@ -146,14 +146,15 @@ def solve(
             return _analytic_one(chain, point[0], point[1], bend)
         return _analytic_batch(chain, target, bend)
 
-    if point is not None and method == "dls":
-        single = _dls_one(chain, point, init, bend, max_iterations, tolerance, damping, trace)
-        if single is not None:
-            return single
-    if point is not None:
-        target = np.array(point)
     if method == "fabrik" and chain.limits is not None:
         raise ValueError("method 'fabrik': expected a chain without joint limits, got limits")
+    if point is not None:
+        single = _iterative_one(
+            chain, method, point, init, bend, max_iterations, tolerance, damping, max_step, trace
+        )
+        if single is not None:
+            return single
+        target = np.array(point)
     max_iterations = (
         DEFAULT_MAX_ITERATIONS
         if max_iterations is None
@@ -329,24 +330,32 @@ def _plain_angles(init: Any, n: int) -> list[float] | None:
     return angles
 
 
-@functools.lru_cache(maxsize=128)
-def _cached_dls_step_one(lengths: tuple[float, ...], total_length: float, damping: float):
-    """The scalar DLS step of a chain without joint limits, built once for these options.
-
-    Building a step costs as much as a few iterations' overhead, and a drag asks for
-    the same chain and options every frame. A step holds only these immutable
-    numbers, so sharing one is safe. (Chains with limits are not cached: equal keys
-    would merge limits of 0.0 and -0.0, which clip to differently signed zeros.)
-    """
-    return dls.make_step_one(lengths, total_length, damping, None)
+def _step_one(method, lengths, total_length, damping, max_step, limits):
+    """The scalar step of ``method`` (a :data:`loop.StepOne`) for these options."""
+    if method == "ccd":
+        return ccd.make_step_one(lengths, damping, max_step, limits)
+    if method == "fabrik":
+        return fabrik.make_step_one(lengths)
+    return dls.make_step_one(lengths, total_length, damping, limits)
 
 
-def _dls_one(chain, point, init, bend, max_iterations, tolerance, damping, trace):
-    """One DLS solve in Python floats (:func:`iterate_one` running :func:`dls.make_step_one`),
-    or None to go the batch way.
+#: :func:`_step_one` for chains without joint limits, built once for each set of
+#: options: building a step costs as much as a few iterations' overhead, and a drag
+#: asks for the same chain and options every frame. A step holds only the numbers it
+#: was built with, all immutable, so sharing one is safe. (Chains with limits are
+#: not cached: equal keys would merge limits of 0.0 and -0.0, which clip to
+#: differently signed zeros.)
+_cached_step_one = functools.lru_cache(maxsize=128)(_step_one)
 
-    Validation is the batch path's, in the same order, so the same input raises the
-    same error either way.
+
+def _iterative_one(
+    chain, method, point, init, bend, max_iterations, tolerance, damping, max_step, trace
+):
+    """One CCD, FABRIK or DLS solve in Python floats, or None to go the batch way.
+
+    :func:`iterate_one` running the method's scalar step (``make_step_one``), the
+    batch path's loop and step for one target. Validation is the batch path's, in
+    the same order, so the same input raises the same error either way.
     """
     n = chain.n_bones
     if init is None:
@@ -362,6 +371,8 @@ def _dls_one(chain, point, init, bend, max_iterations, tolerance, damping, trace
     )
     tolerance = DEFAULT_TOLERANCE if tolerance is None else check_positive(tolerance, "tolerance")
     damping = 1.0 if damping is None else check_fraction(damping, "damping")
+    if max_step is not None:
+        max_step = check_positive(max_step, "max_step")
     limits = None if chain.limits is None else [tuple(row) for row in chain.limits.tolist()]
     if start is None:
         start = [bend * START_BEND] * n
@@ -379,9 +390,9 @@ def _dls_one(chain, point, init, bend, max_iterations, tolerance, damping, trace
     worst = outside if outside >= inside else inside
     min_error = 0.0 if worst <= 0.0 else worst
     if limits is None:
-        step = _cached_dls_step_one(tuple(lengths), chain.outer_radius, damping)
+        step = _cached_step_one(method, tuple(lengths), chain.outer_radius, damping, max_step, None)
     else:
-        step = dls.make_step_one(lengths, chain.outer_radius, damping, limits)
+        step = _step_one(method, lengths, chain.outer_radius, damping, max_step, limits)
     angles, xs, ys, error, iterations, code, record = iterate_one(
         step,
         lengths,
@@ -413,7 +424,7 @@ def _dls_one(chain, point, init, bend, max_iterations, tolerance, damping, trace
         min_error == 0.0,
         iterations,
         STATUS_BY_CODE[code],
-        "dls",
+        method,
         None if record is None else np.array(record),
     )
 
