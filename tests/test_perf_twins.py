@@ -295,3 +295,12 @@ def test_the_two_loops_apply_the_same_stop_rules():
             assert angles == expected.angles[0].tolist()
             assert error == expected.error[0]
             assert trace == expected.trace[0].tolist()
+
+
+@pytest.mark.parametrize("method", ["ccd", "dls"])
+@pytest.mark.parametrize("bend", [1, -1])
+def test_single_default_start_is_default_init_within_limits(method, bend):
+    # each joint's limits either clip the bent start (below, above) or leave it
+    chain = ikchain.Chain([0.8, 0.6, 0.4], limits=[[0.05, 0.1], [-0.1, -0.05], [-1.0, 1.0]])
+    single = ikchain.solve(chain, [1.0, 0.5], method, bend=bend, max_iterations=0)
+    assert single.angles.tolist() == ikchain.default_init(chain, bend).tolist()

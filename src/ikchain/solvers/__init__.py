@@ -374,13 +374,12 @@ def _iterative_one(
     if max_step is not None:
         max_step = check_positive(max_step, "max_step")
     limits = None if chain.limits is None else [tuple(row) for row in chain.limits.tolist()]
-    if start is None:
-        start = [bend * START_BEND] * n
-        if limits is not None:  # np.clip, joint by joint
-            start = [
-                high if (value if value > low else low) >= high else (value if value > low else low)
-                for value, (low, high) in zip(start, limits, strict=True)
-            ]
+    if start is None:  # default_init, in Python floats
+        bent = bend * START_BEND
+        if limits is None:
+            start = [bent] * n
+        else:
+            start = [min(max(bent, low), high) for low, high in limits]
     elif limits is not None:
         _check_within_limits(chain, np.array(start))
     tx, ty = point
