@@ -8,9 +8,6 @@ variable ``CI`` is set: then they fail, so CI cannot pass by skipping them.
 from __future__ import annotations
 
 import os
-import socket
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -18,7 +15,7 @@ from typing import Any
 import pytest
 
 from ikchain.bench.lesson import CHROMIUM as LAUNCH_PATH
-from ikchain.bench.lesson import CHROMIUM_ARGS
+from ikchain.bench.lesson import CHROMIUM_ARGS, running_server
 
 # One set of launch settings for tests and benchmarks (see ikchain.bench.lesson).
 CHROMIUM = Path(LAUNCH_PATH)
@@ -45,27 +42,8 @@ def _need_chromium() -> None:
 @pytest.fixture(scope="session")
 def server_url() -> Iterator[str]:
     """The lesson app under uvicorn in a background thread, on a free loopback port."""
-    import uvicorn  # a test dependency: missing means a broken install, not a skip
-
-    from ikchain.web.app import build_app
-
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    config = uvicorn.Config(build_app(), log_level="warning", lifespan="off")
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 15
-    while not server.started:
-        if not thread.is_alive() or time.monotonic() > deadline:
-            raise RuntimeError("the lesson server did not start")
-        time.sleep(0.02)
-    yield f"http://127.0.0.1:{port}"
-    server.should_exit = True
-    thread.join(timeout=10)
-    sock.close()
+    with running_server() as url:
+        yield url
 
 
 @pytest.fixture(scope="session")

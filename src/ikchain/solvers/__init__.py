@@ -148,13 +148,6 @@ def solve(
 
     if method == "fabrik" and chain.limits is not None:
         raise ValueError("method 'fabrik': expected a chain without joint limits, got limits")
-    if point is not None:
-        single = _iterative_one(
-            chain, method, point, init, bend, max_iterations, tolerance, damping, max_step, trace
-        )
-        if single is not None:
-            return single
-        target = np.array(point)
     max_iterations = (
         DEFAULT_MAX_ITERATIONS
         if max_iterations is None
@@ -164,6 +157,13 @@ def solve(
     damping = 1.0 if damping is None else check_fraction(damping, "damping")
     if max_step is not None:
         max_step = check_positive(max_step, "max_step")
+    if point is not None:
+        single = _iterative_one(
+            chain, method, point, init, bend, max_iterations, tolerance, damping, max_step, trace
+        )
+        if single is not None:
+            return single
+        target = np.array(point)
     if init is None:
         start = default_init(chain, bend)
     else:
@@ -355,7 +355,8 @@ def _iterative_one(
 
     :func:`iterate_one` running the method's scalar step (``make_step_one``), the
     batch path's loop and step for one target. Validation is the batch path's, in
-    the same order, so the same input raises the same error either way.
+    the same order, so the same input raises the same error either way; the options
+    arrive validated by :func:`solve`.
     """
     n = chain.n_bones
     if init is None:
@@ -364,15 +365,6 @@ def _iterative_one(
         start = _plain_angles(init, n)
         if start is None:
             return None
-    max_iterations = (
-        DEFAULT_MAX_ITERATIONS
-        if max_iterations is None
-        else check_count(max_iterations, "max_iterations")
-    )
-    tolerance = DEFAULT_TOLERANCE if tolerance is None else check_positive(tolerance, "tolerance")
-    damping = 1.0 if damping is None else check_fraction(damping, "damping")
-    if max_step is not None:
-        max_step = check_positive(max_step, "max_step")
     limits = None if chain.limits is None else [tuple(row) for row in chain.limits.tolist()]
     if start is None:  # default_init, in Python floats
         bent = bend * START_BEND
