@@ -64,6 +64,10 @@ def test_stall_error_does_not_move():
     assert errors == [pytest.approx(0.4, abs=1e-15)] * len(errors)
     assert column("table-2-stall", 2) == [0.0] * len(errors)
     assert {str(s) for s in column("table-2-stall", 3)} == {"stalled"}
+    # solve() and the bare step the table iterates agree: the pose never left zero.
+    chain = tables.lesson_chain(2)
+    reported = tables.solve(chain, tables.STALL_TARGET, "ccd", init=[0.0, 0.0], max_iterations=5)
+    assert reported.angles.tolist() == [0.0, 0.0] and reported.iterations == 1
 
 
 def test_table2b_ccd_cost_explodes_near_full_extension_while_dls_does_not():

@@ -258,7 +258,6 @@ def _table2_stall() -> TableData:
             chain, STALL_TARGET, "ccd", init=[0.0] * chain.n_bones, max_iterations=sweep
         )
         rows.append([sweep, float(np.hypot(*(reported.end - STALL_TARGET))), turn, reported.status])
-        assert np.array_equal(reported.angles, angles[0])  # the step and solve() agree
     return TableData(
         "table-2-stall",
         "s22",
