@@ -19,7 +19,7 @@ from ikchain.lesson.figures import METHOD_COLOURS
 #: Error chart canvas in SVG pixels, and its plot margins (left, right, top, bottom).
 #: Narrow enough that its 15-px labels stay legible when a phone shrinks it to ~360 px.
 ERROR_CHART_SIZE = (480, 250)
-ERROR_CHART_MARGIN = (62, 14, 14, 44)
+ERROR_CHART_MARGIN = (80, 14, 14, 46)
 #: Smallest error the log scale shows; a smaller one (an exact 0) sits on the floor.
 ERROR_FLOOR = 1e-16
 
@@ -95,9 +95,10 @@ def error_chart(
 
     cid = escape(chart_id, quote=True)
     out = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" class="ik-chart error-chart" id="{cid}-svg" '
-        f'viewBox="0 0 {width} {height}" role="img" aria-labelledby="{cid}-title">',
-        f'<title id="{cid}-title">{escape(title)}</title>',
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="ik-chart error-chart" '
+        f'data-chart="{cid}" viewBox="0 0 {width} {height}" role="img" '
+        f'aria-label="{escape(title, quote=True)}">',
+        f"<title>{escape(title)}</title>",
         f'<rect class="plot" x="{left}" y="{top}" width="{plot_w}" height="{plot_h}" '
         'fill="#fcfcfa" stroke="#bbb"/>',
     ]
@@ -112,7 +113,8 @@ def error_chart(
         if (hi - power) % every == 0:
             label = "1" if power == 0 else f"1e{power}"
             out.append(
-                f'<text class="tick" x="{left - 6}" y="{_f(y + 5)}" text-anchor="end">{label}</text>'
+                f'<text class="tick" x="{left - 6}" y="{_f(y + 5)}" '
+                f'text-anchor="end">{label}</text>'
             )
     step = _nice_step(x_hi)
     tick = 0.0
@@ -128,7 +130,7 @@ def error_chart(
         f'text-anchor="middle">{escape(x_label)}</text>'
     )
     out.append(
-        f'<text class="axis-label" transform="translate(15 {_f(top + plot_h / 2)}) rotate(-90)" '
+        f'<text class="axis-label" transform="translate(18 {_f(top + plot_h / 2)}) rotate(-90)" '
         f'text-anchor="middle">{escape(y_label)}</text>'
     )
     for index, s in enumerate(series):

@@ -27,8 +27,9 @@ from typing import Any
 import numpy as np
 
 from ikchain.chain import Chain
-from ikchain.formatting import format_degrees, format_number, format_point
+from ikchain.formatting import format_number
 from ikchain.lesson import plots
+from ikchain.lesson.frames import SolveRequest, readings_from_result
 from ikchain.result import Result
 from ikchain.solvers import solve
 
@@ -121,18 +122,24 @@ def replay_solve(
     return Replay(final, poses, tuple(steps))
 
 
-def _step_readings(step: ReplayStep) -> dict[str, str]:
-    result = step.result
-    return {
-        "angles": format_degrees(result.angles, 2),
-        "tip": format_point(result.end, 4),
-        "error": format_number(result.error, 6),
-        "iterations": str(step.iteration),
-        "joint1": format_point(result.joints[1], 4),
-    }
+def _step_readings(step: ReplayStep, chain: Chain) -> dict[str, str]:
+    """The readings panel for one step: the drag frame's, iterations so far."""
+    return {**readings_from_result(step.result, chain), "iterations": str(step.iteration)}
 
 
-def replay_view(replay: Replay, labels: dict[str, str]) -> dict[str, Any]:
+def replay_from_request(request: SolveRequest, *, joint_steps: bool, lang: str) -> dict[str, Any]:
+    """A validated replay request → its view (:func:`replay_view`) with ``lang``'s labels."""
+    from ikchain.lesson.content import load_text  # content lists the replays it shows
+
+    words = load_text(lang)["replay"]
+    found = replay_solve(
+        request.chain, request.target, request.method, request.options, joint_steps=joint_steps
+    )
+    labels = {"x": words["chart_x"], "y": words["chart_y"], "title": words["chart_title"]}
+    return replay_view(found, request.chain, {**labels, "id": f"replay-{request.method}"})
+
+
+def replay_view(replay: Replay, chain: Chain, labels: dict[str, str]) -> dict[str, Any]:
     """The replay as the page draws it: steps (joints, readings, cursor) and the chart.
 
     ``labels`` holds the chart's ``title``, ``x``, ``y`` and ``id``. Each step's ``x``,
@@ -169,7 +176,7 @@ def replay_view(replay: Replay, labels: dict[str, str]) -> dict[str, Any]:
                 "iteration": step.iteration,
                 "joint": step.joint,
                 "joints": step.result.joints.tolist(),
-                "readings": _step_readings(step),
+                "readings": _step_readings(step, chain),
                 "x": round(cx, 2),
                 "y": round(cy, 2),
             }
