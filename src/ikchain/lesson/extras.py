@@ -16,6 +16,13 @@ from ikchain.chain import Chain
 from ikchain.lesson import replay
 
 
+def fill(template: str, **values: Any) -> str:
+    """``template`` with each ``%name%`` replaced (the page's script fills the same marks)."""
+    for name, value in values.items():
+        template = template.replace(f"%{name}%", str(value))
+    return template
+
+
 def replay_default(figure: dict[str, Any], text: dict[str, Any]) -> dict[str, Any]:
     """The replay of a figure's default state, as :func:`replay.replay_view` gives it."""
     d = figure["defaults"]
@@ -42,7 +49,8 @@ def replay_block(figure: dict[str, Any], text: dict[str, Any]) -> dict[str, Any]
     """The replay panel under ``figure``: its default chart and a summary sentence."""
     view = replay_default(figure, text)
     words = text["replay"]
-    summary = words["summary"].format(
+    summary = fill(
+        words["summary"],
         method=text["controls"][f"method_{view['method']}"],
         iterations=view["iterations"],
         status=text["status"].get(view["status"], view["status"]),

@@ -25,8 +25,9 @@
     API.labels.status.running = WORDS.status_running;
   }
 
+  // The page text marks what the script fills in as %name% (the server fills {name}).
   function fill(template, values) {
-    return String(template || "").replace(/\{(\w+)\}/g, function (all, name) {
+    return String(template || "").replace(/%(\w+)%/g, function (all, name) {
       return values[name] != null ? String(values[name]) : all;
     });
   }
