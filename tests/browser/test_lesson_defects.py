@@ -15,7 +15,6 @@ import pytest
 from ikchain.lesson.content import TABLE_NUMBERS, load_text, tables_for_section
 
 from .test_lesson_page import (
-    drag_ring,
     lesson_data,
     open_lesson,
     point,
@@ -74,7 +73,9 @@ def test_angles_read_within_a_half_turn_after_a_lap(page: Any, server_url: str) 
     start = math.atan2(0.6, 1.0)
     for k in range(1, 25):  # one full lap, counter-clockwise, radius ~1.17
         phi = start + 2 * math.pi * k / 24
-        page.mouse.move(*screen_from_world(page, fig, 1.166 * math.cos(phi), 1.166 * math.sin(phi)), steps=3)
+        page.mouse.move(
+            *screen_from_world(page, fig, 1.166 * math.cos(phi), 1.166 * math.sin(phi)), steps=3
+        )
     page.mouse.up()
     wait_idle(page, fig)
     raw = page.evaluate("id => window.__ikchainFigures[id].state.frame.result.angles", fig)
@@ -149,7 +150,8 @@ def test_a_server_refusal_is_told_in_the_page_language(page: Any, server_url: st
     fig = "fig-s22"
     # a request the server refuses (over its cap), sent the way the script sends frames
     page.evaluate(
-        "id => { const f = window.__ikchainFigures[id]; f.state.iterations = 10 ** 6; f.request(null); }",
+        "id => { const f = window.__ikchainFigures[id];"
+        " f.state.iterations = 10 ** 6; f.request(null); }",
         fig,
     )
     wait_idle(page, fig)
@@ -171,7 +173,8 @@ def test_solve_from_the_start_pose_shows_table_2a(page: Any, server_url: str) ->
     errors = []
     for row, cells in zip(table["values"], table["rows"], strict=True):
         page.evaluate(
-            """([id, v]) => { const el = document.querySelector('#' + id + " input[name='damping']");
+            """([id, v]) => {
+                 const el = document.querySelector('#' + id + " input[name='damping']");
                  el.value = String(v); el.dispatchEvent(new Event('input', {bubbles: true})); }""",
             [fig, row[0]],
         )
@@ -304,9 +307,9 @@ def test_english_24_does_not_jump_as_the_ring_crosses_the_circle(
 
     def layout() -> tuple[float, float]:
         wait_idle(page, fig)
-        return below.bounding_box()["y"] - page.locator(f"#{fig}").bounding_box()["y"], page.locator(
-            f"#{fig}"
-        ).bounding_box()["height"]
+        return below.bounding_box()["y"] - page.locator(f"#{fig}").bounding_box()[
+            "y"
+        ], page.locator(f"#{fig}").bounding_box()["height"]
 
     page.locator(f"#{fig} g.target").focus()
     seen = {page.locator(f"#{fig}").get_attribute("data-status"): layout()}
