@@ -152,3 +152,20 @@ def test_caps_are_documented_in_the_readme():
     readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
     for name, value in protocol.CAPS.items():
         assert f"`{name}`" in readme and f"{value:,}" in readme, name
+
+
+def test_lesson_imports_nothing_from_the_server():
+    """The lesson describes; the server routes: web/ may import lesson/, never the reverse."""
+    import ast
+    from pathlib import Path
+
+    lesson = Path(protocol.__file__).resolve().parents[1] / "lesson"
+    for path in lesson.glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = []
+            if isinstance(node, ast.ImportFrom):
+                names = [node.module or ""]
+            elif isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            for name in names:
+                assert not name.startswith("ikchain.web"), f"{path.name} imports {name}"

@@ -15,7 +15,8 @@ from typing import Any
 import pytest
 
 from ikchain.bench.lesson import CHROMIUM as LAUNCH_PATH
-from ikchain.bench.lesson import CHROMIUM_ARGS, running_server
+from ikchain.bench.lesson import CHROMIUM_ARGS
+from ikchain.web.runner import running_server
 
 # One set of launch settings for tests and benchmarks (see ikchain.bench.lesson).
 CHROMIUM = Path(LAUNCH_PATH)

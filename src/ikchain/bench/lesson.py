@@ -25,12 +25,9 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import socket
 import sys
-import threading
 import time
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -93,7 +90,7 @@ def sections() -> list[dict[str, Any]]:
 
 def frame_body(state: dict[str, Any], target: Sequence[float], init: Any) -> dict[str, Any]:
     """The request the page's script sends for this state (see lesson.js ``body()``)."""
-    from ikchain.web.protocol import METHOD_TAKES
+    from ikchain.lesson.frames import METHOD_TAKES
 
     takes = METHOD_TAKES[state["method"]]
     warm = init if "init" in takes else None
@@ -161,33 +158,6 @@ def server_frame_times(state: dict[str, Any], frames: int = DEFAULT_FRAMES) -> d
 
 
 # ------------------------------------------------------------------- the real server
-
-
-@contextmanager
-def running_server() -> Iterator[str]:
-    """The lesson app under uvicorn in a background thread on a free loopback port."""
-    import uvicorn
-
-    from ikchain.web.app import build_app
-
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(build_app(), log_level="warning", lifespan="off"))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 15
-    while not server.started:
-        if not thread.is_alive() or time.monotonic() > deadline:
-            raise RuntimeError("the lesson server did not start")
-        time.sleep(0.02)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=10)
-        sock.close()
 
 
 # --------------------------------------------------------------- (1b) WebSocket
@@ -324,6 +294,8 @@ def run(
             "server": server_frame_times(state, frames),
         }
     if websocket or browser:
+        from ikchain.web.runner import running_server
+
         with running_server() as url:
             if websocket:
                 for state in states:

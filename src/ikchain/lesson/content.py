@@ -17,9 +17,11 @@ from typing import Any
 
 import numpy as np
 
+from ikchain.caps import CAPS
 from ikchain.chain import Chain
 from ikchain.formatting import format_number
 from ikchain.lesson import figures
+from ikchain.lesson.frames import METHOD_TAKES, FrameRequest, SolveRequest, frame_from_request
 from ikchain.lesson.tables import (
     LENGTHS_BY_BONES,
     SECTION_TABLES,
@@ -34,13 +36,6 @@ from ikchain.lesson.tables import (
     table_facts,
 )
 from ikchain.solvers import METHODS
-from ikchain.web.protocol import (
-    CAPS,
-    METHOD_TAKES,
-    FrameRequest,
-    SolveRequest,
-    frame_from_request,
-)
 
 LANGS = ("zh", "en")
 DEFAULT_LANG = "zh"

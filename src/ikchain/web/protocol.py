@@ -17,71 +17,28 @@ and the pose to start from.
 from __future__ import annotations
 
 import json
-import math
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from ikchain.caps import CAPS
 from ikchain.chain import Chain
 from ikchain.checks import check_points, check_real
-from ikchain.family import angles_from_family, family_from_angles
-from ikchain.formatting import format_degrees, format_number, format_point
+from ikchain.lesson.frames import (
+    OPTION_KEYS,
+    FrameRequest,
+    SolveRequest,
+    frame_from_request,
+)
 from ikchain.result import Result
-from ikchain.solvers import METHODS, OPTIONS, solve
+from ikchain.solvers import METHODS, solve
 
-#: Caps on one request, so that no request can stall the server.
-CAPS: dict[str, int] = {
-    "max_body_bytes": 65_536,  # request body or WebSocket message
-    "max_bones": 32,
-    "max_iterations": 5_000,
-    "max_targets": 256,  # targets in one /api/solve batch
-    "max_work": 400_000,  # bones × iterations × targets
-}
-
-#: Request keys (the CLI's flag names) → :func:`ikchain.solve` options.
-OPTION_KEYS: dict[str, str] = {
-    "init": "init",
-    "iterations": "max_iterations",
-    "tolerance": "tolerance",
-    "damping": "damping",
-    "bend": "bend",
-}
-#: Request keys each method takes, from the solver's own table (the page reads it).
-METHOD_TAKES: dict[str, list[str]] = {
-    method: [key for key, option in OPTION_KEYS.items() if option in OPTIONS[method]]
-    for method in METHODS
-}
 SOLVE_KEYS = frozenset({"lengths", "target", "method", *OPTION_KEYS})
 FRAME_KEYS = SOLVE_KEYS | {"id", "smoothing", "previous_target", "family"}
-
-#: A smoothed target this close to the pointer counts as arrived (m).
-SETTLED = 1e-6
 
 
 class RequestError(ValueError):
     """A malformed or over-budget request; the message goes back to the client."""
-
-
-@dataclass(frozen=True)
-class SolveRequest:
-    """A validated request: the chain, the target(s), the method and its options."""
-
-    chain: Chain
-    target: np.ndarray
-    method: str
-    options: dict[str, Any]
-
-
-@dataclass(frozen=True)
-class FrameRequest:
-    """A validated drag frame: a solve request plus the page's extras."""
-
-    solve: SolveRequest
-    id: Any
-    smoothing: float | None
-    previous_target: np.ndarray | None
-    family: float | None
 
 
 def decode(body: bytes | str) -> Any:
@@ -202,74 +159,6 @@ def parse_frame(data: Any) -> FrameRequest:
     return FrameRequest(request, data.get("id"), smoothing, previous, family)
 
 
-def readings_from_result(result: Result, chain: Chain) -> dict[str, str]:
-    """The readings panel's numbers, formatted once, here, for page and script alike."""
-    d = math.hypot(*result.target)
-    return {
-        "target": format_point(result.target, 4),
-        "d": format_number(d, 6),
-        "d_ratio": format_number(d / chain.total_length, 4),
-        "angles": format_degrees(result.angles, 2),
-        "tip": format_point(result.end, 4),
-        "error": format_number(result.error, 6),
-        "iterations": str(result.iterations),
-        "joint1": format_point(result.joints[1], 4),
-    }
-
-
-def frame_from_request(request: FrameRequest) -> dict[str, Any]:
-    """Solve one drag frame and describe it for the page.
-
-    Smoothing moves the solved target a fraction ``smoothing`` of the way from
-    ``previous_target`` to the pointer's target; ``settled`` says whether it has
-    arrived. ``family`` (3 bones) places the pose at that family position instead of
-    iterating; otherwise the request's method runs from ``init``.
-    """
-    solve_request = request.solve
-    chain = solve_request.chain
-    pointer = solve_request.target
-    target = pointer
-    if request.smoothing is not None and request.previous_target is not None:
-        target = request.previous_target + request.smoothing * (pointer - request.previous_target)
-    settled = bool(math.hypot(*(pointer - target)) <= SETTLED)
-    if settled:
-        target = pointer
-    if request.family is not None:
-        result = _family_result(solve_request, target, request.family)
-    else:
-        result = run_solve(SolveRequest(chain, target, solve_request.method, solve_request.options))
-    family = None
-    if chain.n_bones == 3 and result.reachable and math.hypot(*target) > 0.0:
-        family = {"position": family_from_angles(chain, target, result.angles)}
-    return {
-        "result": result.as_dict(),
-        "target": result.target.tolist(),
-        "reach": {"inner": chain.inner_radius, "outer": chain.outer_radius},
-        "readings": readings_from_result(result, chain),
-        "reachable": result.reachable,
-        "status": str(result.status),
-        "gap": not result.reachable,
-        "family": family,
-        "settled": settled,
-    }
-
-
-def _family_result(request: SolveRequest, target: np.ndarray, position: float) -> Result:
-    """The family pose at ``position``, as a closed-form Result (0 iterations)."""
-    init = request.options.get("init")
-    bend = 1
-    if init is not None:
-        elbow = math.remainder(float(np.asarray(init, dtype=float).reshape(-1)[-1]), 2 * math.pi)
-        bend = -1 if elbow < 0 else 1
-    try:
-        angles = angles_from_family(request.chain, target, position, bend)
-        # Verify and package through the solver: a warm start at the family pose
-        # converges in 0 iterations, so the Result reports it honestly.
-        return solve(request.chain, target, "dls", init=angles, max_iterations=50)
-    except ValueError as error:
-        raise RequestError(str(error)) from None
-
-
 def frame_reply(message: bytes | str) -> dict[str, Any]:
     """A WebSocket message → its reply; never raises for a bad message."""
     request_id = None
@@ -278,7 +167,11 @@ def frame_reply(message: bytes | str) -> dict[str, Any]:
         if isinstance(data, dict):
             request_id = data.get("id")
         request = parse_frame(data)
-        return {"id": request.id, "ok": True, "frame": frame_from_request(request)}
+        try:
+            frame = frame_from_request(request)
+        except ValueError as error:
+            raise RequestError(str(error)) from None
+        return {"id": request.id, "ok": True, "frame": frame}
     except RequestError as error:
         return {"id": _plain_id(request_id), "ok": False, "error": str(error)}
 
