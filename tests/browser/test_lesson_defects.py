@@ -6,6 +6,7 @@ the expected values come from the page text, the server's tables or a closed for
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 from typing import Any
@@ -15,6 +16,7 @@ import pytest
 from ikchain.lesson.content import TABLE_NUMBERS, load_text, tables_for_section
 
 from .test_lesson_page import (
+    drag_ring,
     lesson_data,
     open_lesson,
     point,
@@ -339,3 +341,71 @@ def test_reading_angles_never_switch_to_e_notation(page: Any, server_url: str) -
     wait_idle(page, fig)
     assert all(ANGLE_TEXT.match(t) for t in angles_of(page, fig)), angles_of(page, fig)
     assert point(reading(page, fig, "target")) == (1.36, 0.0)
+
+
+# ------------------------------------------- 1: bend direction, kept by every method
+
+
+def drawn_turn(page: Any, fig: str) -> float:
+    """Net turn of the drawn chain, from the SVG polyline alone (rad)."""
+    pts = [
+        [float(v) for v in p.split(",")]
+        for p in page.locator(f"#{fig} .bones").get_attribute("points").split()
+    ]
+    heading = [math.atan2(b[1] - a[1], b[0] - a[0]) for a, b in itertools.pairwise(pts)]
+    turns = [math.remainder(h2 - h1, 2 * math.pi) for h1, h2 in itertools.pairwise(heading)]
+    return sum(turns)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_bend_direction_is_named_by_the_turn(page: Any, server_url: str, lang: str) -> None:
+    controls = load_text(lang)["controls"]
+    open_lesson(page, server_url, lang)
+    options = page.locator("#fig-s21 select[name='bend'] option").all_text_contents()
+    assert options == [controls["bend_ccw"], controls["bend_cw"]]
+    assert ("逆时针" in options[0]) if lang == "zh" else ("counter-clockwise" in options[0].lower())
+
+
+def test_21_target_left_below_bends_as_chosen(page: Any, server_url: str) -> None:
+    open_lesson(page, server_url)
+    fig = "fig-s21"
+    page.locator(f"#{fig} g.target").focus()
+    press(page, "Shift+ArrowLeft", 19)
+    press(page, "Shift+ArrowDown", 9)  # (1.0, 0.6) → (−0.9, −0.3), the issue's case
+    wait_idle(page, fig)
+    assert point(reading(page, fig, "target")) == (-0.9, -0.3)
+    assert drawn_turn(page, fig) > 0  # counter-clockwise, the default
+    page.locator(f"#{fig} select[name='bend']").select_option("-1")
+    wait_idle(page, fig)
+    assert drawn_turn(page, fig) < 0
+    assert float(reading(page, fig, "error")) < 1e-9
+
+
+@pytest.mark.parametrize("method", ["ccd", "fabrik", "dls"])
+def test_22_every_method_keeps_the_chosen_bend_while_dragging(
+    page: Any, server_url: str, method: str
+) -> None:
+    open_lesson(page, server_url)
+    fig = "fig-s22"
+    page.locator(f"#{fig} select[name='method']").select_option(method)
+    wait_idle(page, fig)
+    for bend, sign in (("-1", -1), ("1", 1)):
+        page.locator(f"#{fig} select[name='bend']").select_option(bend)
+        wait_idle(page, fig)
+        assert sign * drawn_turn(page, fig) > 0, (method, bend)
+        for x, y in ((0.3, 0.9), (-0.8, 0.4), (0.5, -0.7)):
+            drag_ring(page, fig, x, y, steps=12)
+            assert sign * drawn_turn(page, fig) > 0, (method, bend, x, y)
+            assert float(reading(page, fig, "error")) < 1e-6
+
+
+def test_23_four_bones_curl_the_chosen_way(page: Any, server_url: str) -> None:
+    open_lesson(page, server_url)
+    fig = "fig-s23"
+    page.locator(f"#{fig} select[name='bones']").select_option("4")
+    wait_idle(page, fig)
+    page.locator(f"#{fig} select[name='bend']").select_option("-1")
+    wait_idle(page, fig)
+    assert drawn_turn(page, fig) < 0
+    drag_ring(page, fig, -0.6, -0.5, steps=12)
+    assert drawn_turn(page, fig) < 0

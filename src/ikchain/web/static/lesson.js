@@ -254,8 +254,9 @@
       iterations: takes.iterations ? s.iterations : null,
       tolerance: takes.tolerance ? s.tolerance : null,
       damping: takes.damping ? s.damping : null,
-      // bend picks the analytic branch, or the default start when there is no warm start.
-      bend: takes.bend && init === null ? s.bend : null,
+      // bend: the analytic branch; for the iterative methods the way the default
+      // start bends and the side the server keeps the answer on (see frames.keep_bend).
+      bend: takes.bend ? s.bend : null,
       smoothing: s.smoothing,
       previous_target: s.smoothing && frame ? frame.target : null,
       family: s.family,
@@ -286,11 +287,15 @@
     if (reply.id !== this.inflight) return; // stale: newest answer wins
     var received = performance.now();
     this.inflight = null;
+    this.familyAnswer = this.inflightBody != null && this.inflightBody.family != null;
     this.inflightBody = null;
     this.familyInflight = false;
     var input = this.sentInput;
     this.sentInput = null;
     if (reply.ok) {
+      // Moving along the family can carry the chain over to the other bend: the
+      // control follows the pose, so the next drag keeps what the reader sees.
+      if (this.familyAnswer && reply.frame.bend) this.state.bend = reply.frame.bend;
       this.state.frame = reply.frame;
       this.state.error = null;
       this.state.errorDetail = null;
