@@ -92,7 +92,11 @@ def test_angles_read_within_a_half_turn_after_a_lap(page: Any, server_url: str) 
 def test_a_cold_four_bone_solve_reads_within_a_half_turn(page: Any, server_url: str) -> None:
     open_lesson(page, server_url)
     fig = "fig-s23"
-    page.locator(f"#{fig} select[name='bones']").select_option("4")
+    page.locator(f"#{fig} g.target").focus()
+    press(page, "Shift+ArrowLeft", 21)
+    press(page, "Shift+ArrowDown", 5)  # (0.9, 0.5) → (−1.2, 0): behind the root
+    wait_idle(page, fig)
+    page.locator(f"#{fig} select[name='bones']").select_option("4")  # a cold solve there
     wait_idle(page, fig)
     raw = page.evaluate("id => window.__ikchainFigures[id].state.frame.result.angles", fig)
     shown = degrees(angles_of(page, fig))
@@ -374,10 +378,14 @@ def test_21_target_left_below_bends_as_chosen(page: Any, server_url: str) -> Non
     press(page, "Shift+ArrowDown", 9)  # (1.0, 0.6) → (−0.9, −0.3), the case
     wait_idle(page, fig)
     assert point(reading(page, fig, "target")) == (-0.9, -0.3)
-    assert drawn_turn(page, fig) > 0  # counter-clockwise, the default
-    page.locator(f"#{fig} select[name='bend']").select_option("-1")
+    select = page.locator(f"#{fig} select[name='bend']")
+    chosen = "option => option.selectedOptions[0].textContent"
+    assert drawn_turn(page, fig) > 0  # what is drawn …
+    assert "counter-clockwise" in select.evaluate(chosen).lower()  # … is what the control says
+    select.select_option("-1")
     wait_idle(page, fig)
     assert drawn_turn(page, fig) < 0
+    assert select.evaluate(chosen).lower().startswith("clockwise")
     assert float(reading(page, fig, "error")) < 1e-9
 
 
