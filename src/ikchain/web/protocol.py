@@ -24,6 +24,8 @@ import numpy as np
 from ikchain.caps import CAPS
 from ikchain.chain import Chain
 from ikchain.checks import check_points, check_real
+from ikchain.lesson import replay
+from ikchain.lesson.content import DEFAULT_LANG, LANGS
 from ikchain.lesson.frames import (
     OPTION_KEYS,
     FrameRequest,
@@ -35,6 +37,9 @@ from ikchain.solvers import METHODS, solve
 
 SOLVE_KEYS = frozenset({"lengths", "target", "method", *OPTION_KEYS})
 FRAME_KEYS = SOLVE_KEYS | {"id", "smoothing", "previous_target", "family"}
+#: Kinds of message on the frame channel besides a drag frame (``kind`` absent or
+#: "frame"): each names the request keys it takes and its reply builder.
+REPLAY_KEYS = SOLVE_KEYS | {"id", "kind", "lang", "joint_steps"}
 
 
 class RequestError(ValueError):
@@ -159,6 +164,54 @@ def parse_frame(data: Any) -> FrameRequest:
     return FrameRequest(request, data.get("id"), smoothing, previous, family)
 
 
+def _check_lang(data: dict[str, Any]) -> str:
+    lang = data.get("lang", DEFAULT_LANG)
+    if not isinstance(lang, str) or lang not in LANGS:
+        raise RequestError(f"lang: expected one of {', '.join(LANGS)}, got {str(lang)[:20]!r}")
+    return lang
+
+
+def parse_replay(data: dict[str, Any]) -> tuple[SolveRequest, bool, str]:
+    """Validate a replay request: a one-target solve of an iterative method.
+
+    Returns the solve, whether CCD sweeps are split joint by joint, and the language
+    of the chart's labels. Iterations are capped at :data:`replay.MAX_REPLAY_ITERATIONS`
+    (every step is drawn and sent back).
+    """
+    request = parse_solve(data, allowed=REPLAY_KEYS)
+    if request.target.shape != (2,):
+        raise RequestError(f"target: expected one point [x, y], got shape {request.target.shape}")
+    if request.method not in replay.REPLAY_METHODS:
+        raise RequestError(
+            f"method: expected one of {', '.join(replay.REPLAY_METHODS)} for a replay, "
+            f"got {request.method!r}"
+        )
+    iterations = request.options.get("max_iterations")
+    if iterations is None:
+        raise RequestError("iterations: expected a whole number for a replay, got none")
+    cap = replay.MAX_REPLAY_ITERATIONS
+    if isinstance(iterations, int) and not isinstance(iterations, bool) and iterations > cap:
+        raise RequestError(f"iterations: expected at most {cap} for a replay, got {iterations}")
+    joint_steps = data.get("joint_steps", True)
+    if not isinstance(joint_steps, bool):
+        raise RequestError(f"joint_steps: expected true or false, got {joint_steps!r}")
+    return request, joint_steps, _check_lang(data)
+
+
+def replay_reply(data: dict[str, Any]) -> dict[str, Any]:
+    """The reply to a valid-so-far replay request (``kind: "replay"``)."""
+    request, joint_steps, lang = parse_replay(data)
+    try:
+        view = replay.replay_from_request(request, joint_steps=joint_steps, lang=lang)
+    except ValueError as error:
+        raise RequestError(str(error)) from None
+    return {"id": _plain_id(data.get("id")), "ok": True, "replay": view}
+
+
+#: ``kind`` → reply builder, for every kind of message but a drag frame.
+KINDS = {"replay": replay_reply}
+
+
 def frame_reply(message: bytes | str) -> dict[str, Any]:
     """A WebSocket message → its reply; never raises for a bad message."""
     request_id = None
@@ -166,6 +219,14 @@ def frame_reply(message: bytes | str) -> dict[str, Any]:
         data = decode(message)
         if isinstance(data, dict):
             request_id = data.get("id")
+            kind = data.get("kind", "frame")
+            if kind != "frame":
+                if kind not in KINDS:
+                    raise RequestError(
+                        f"kind: expected one of frame, {', '.join(KINDS)}, got {str(kind)[:40]!r}"
+                    )
+                return KINDS[kind](data)
+            data = {key: value for key, value in data.items() if key != "kind"}
         request = parse_frame(data)
         try:
             frame = frame_from_request(request)
