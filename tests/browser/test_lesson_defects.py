@@ -248,10 +248,11 @@ def test_tables_are_numbered_as_the_text_cites_them(page: Any, server_url: str, 
     text = load_text(lang)
     open_lesson(page, server_url, lang)
     for table_id, number in TABLE_NUMBERS.items():
-        name = text["page"]["table_name"].format(number=number)
+        name = text["page"]["table_name"].replace("%number%", number)
         caption = page.locator(f"table#{table_id} caption").text_content().strip()
         assert caption.startswith(name), (table_id, caption)
-    assert text["page"]["table_name"].format(number="①") in page.locator("#s21").text_content()
+    first = text["page"]["table_name"].replace("%number%", "①")
+    assert first in page.locator("#s21").text_content()
 
 
 def test_readings_are_announced_politely(page: Any, server_url: str) -> None:
@@ -326,12 +327,6 @@ def test_english_24_does_not_jump_as_the_ring_crosses_the_circle(
         seen[f"step-{_}"] = layout()
     assert {"unreachable", "converged"} <= set(seen)
     assert len({v for v in seen.values()}) == 1, seen
-
-
-def test_lang_parameter_is_case_insensitive(page: Any, server_url: str) -> None:
-    response = page.goto(f"{server_url}/?lang=EN")
-    assert response.status == 200
-    assert page.locator("h1").text_content() == load_text("en")["page"]["title"]
 
 
 def test_reading_angles_never_switch_to_e_notation(page: Any, server_url: str) -> None:

@@ -225,7 +225,7 @@ TABLE_NUMBERS: dict[str, str] = {
 
 def table_name(table_id: str, text: dict[str, Any]) -> str:
     """ "Table ②b" / "表②b": how the text and the caption name a table."""
-    return text["page"]["table_name"].format(number=TABLE_NUMBERS[table_id])
+    return text["page"]["table_name"].replace("%number%", TABLE_NUMBERS[table_id])
 
 
 def table_view(table_id: str, text: dict[str, Any]) -> dict[str, Any]:
