@@ -23,6 +23,10 @@ CHAIN = ikchain.Chain([0.8, 0.6])
         ([0.8, 0.6], [[0, 1]], "limits: expected shape (2, 2) as (min, max) per joint, got (1, 2)"),
         ([0.8, 0.6], [[0, 1], [1, -1]], "expected min <= max for every joint, got joint 1"),
         ([0.8, 0.6], [[0, 1], [0, math.nan]], "limits: expected finite numbers"),
+        ([0.8, 10**400], None, "lengths: expected finite numbers, got [0.8, 1000"),
+        ([True, 0.6], None, "lengths: expected numbers, got [True, 0.6] (booleans)"),
+        (np.array([True, True]), None, "lengths: expected numbers"),
+        ([1e308, 1e308], None, "lengths: expected a total length below 1.8e+308 m"),
     ],
 )
 def test_bad_chain(lengths, limits, message):
@@ -39,6 +43,10 @@ def test_bad_chain(lengths, limits, message):
         ({"target": [1.0, 0.0, 0.0]}, "target: expected shape (..., 2), got (3,)"),
         ({"target": 1.0}, "target: expected shape (..., 2), got ()"),
         ({"target": "far"}, "target: expected numbers, got 'far'"),
+        ({"target": [10**400, 0.0]}, "target: expected finite numbers"),
+        ({"target": [1.0, False]}, "target: expected numbers, got [1.0, False] (booleans)"),
+        ({"method": "dls", "init": [0.1, True]}, "init: expected numbers"),
+        ({"method": "dls", "init": [0.1, -(10**400)]}, "init: expected finite numbers"),
         ({"method": "newton"}, "method: expected one of analytic, ccd, fabrik, dls, got 'newton'"),
         ({"method": "ccd", "init": [0.1]}, "init: expected shape (..., 2) for a 2-bone chain"),
         ({"method": "ccd", "init": [0.1, math.nan]}, "init: expected finite numbers"),

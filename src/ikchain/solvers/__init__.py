@@ -9,6 +9,7 @@ compiles them all ahead of time (the lesson server calls it before it serves).
 from __future__ import annotations
 
 import math
+import sys
 from types import ModuleType
 from typing import Any
 
@@ -62,13 +63,8 @@ _BATCH_TRACE_FLOATS = 1 << 22
 #: Batches smaller than this run on one core (starting the threads costs more).
 _PARALLEL_FROM = 32
 
-_NO_LIMITS = np.empty((0, 2))
-_NO_START = np.empty(0)
 _NO_STARTS: dict[int, NDArray[np.float64]] = {}
-_NO_TRACE = np.empty(0)
-_NO_TRACES = np.empty((0, 0))
-_NO_TRACE_ANGLES: dict[int, NDArray[np.float64]] = {}
-_NO_TRACES_ANGLES: dict[int, NDArray[np.float64]] = {}
+_NO_TRACES: dict[tuple[int, bool], NDArray[np.float64]] = {}
 
 
 def _kernels() -> tuple[ModuleType, ModuleType]:
@@ -206,9 +202,9 @@ def solve(
     cap = math.inf if max_step is None else check_positive(max_step, "max_step")
     options = (CODE[method], bend, budget, goal, fraction, cap, trace)
     if point is not None:
-        start = _plain_start(chain, init)
-        if start is not None:
-            return _iterate_one(chain, method, point, start, options)
+        has_start = _plain_start(chain.n_bones, init)
+        if has_start is not None:
+            return _iterate_one(chain, method, point, init if has_start else None, options)
         target = np.array(point)
     return _iterate_many(chain, method, target, init, options)
 
@@ -224,6 +220,7 @@ def _check_chain_for(chain: Chain, method: str) -> None:
 
 
 _FLOAT_TYPES = (float, int, np.float64)
+_LARGEST = sys.float_info.max
 
 
 def _plain_point(target: Any) -> tuple[float, float] | None:
@@ -240,7 +237,10 @@ def _plain_point(target: Any) -> tuple[float, float] | None:
         tx, ty = target
         if type(tx) not in _FLOAT_TYPES or type(ty) not in _FLOAT_TYPES:
             return None
-        tx, ty = float(tx), float(ty)
+        try:
+            tx, ty = float(tx), float(ty)
+        except OverflowError:  # an int beyond floats: check_points says so
+            return None
     elif kind is np.ndarray:
         if target.shape != (2,) or target.dtype != np.float64:
             return None
@@ -252,30 +252,27 @@ def _plain_point(target: Any) -> tuple[float, float] | None:
     return tx, ty
 
 
-def _plain_start(chain: Chain, init: Any) -> NDArray[np.float64] | None:
-    """One start pose as a fresh float64 array (n,), ``_NO_START`` for the default, or
-    None when ``init`` is not plainly one pose (the batch path then checks it)."""
+def _plain_start(n: int, init: Any) -> bool | None:
+    """Whether ``init`` is one start pose (True), the default (False, for None), or
+    neither plainly (None: the batch path checks it)."""
     if init is None:
-        return _NO_START
-    n = chain.n_bones
+        return False
     kind = type(init)
     if kind is list or kind is tuple:
         if len(init) != n:
             return None
-        for value in init:
-            if type(value) not in _FLOAT_TYPES:
+        for value in init:  # finite floats and ints that fit (NaN fails the test too)
+            if type(value) not in _FLOAT_TYPES or not -_LARGEST <= value <= _LARGEST:
                 return None
-        start = np.array(init, dtype=np.float64)
-    elif kind is np.ndarray:
+        return True
+    if kind is np.ndarray:
         if init.shape != (n,) or init.dtype != np.float64:
             return None
-        start = init.copy()
-    else:
-        return None
-    if not np.isfinite(start).all():
-        return None
-    _check_within_limits(chain, start)
-    return start
+        for value in init.tolist():
+            if not -_LARGEST <= value <= _LARGEST:
+                return None
+        return True
+    return None
 
 
 def _check_within_limits(chain: Chain, angles: NDArray[np.float64]) -> None:
@@ -309,7 +306,7 @@ def _analytic(
     chain: Chain, point: tuple[float, float] | None, target: NDArray[np.float64], bend: int
 ) -> Result:
     _, analytic = _kernels_cached or _kernels()
-    lengths = chain._kernel_lengths
+    lengths = chain._kernel_data
     if point is not None:
         buffer = np.empty(8)
         error, min_error, reachable, code = analytic.solve_one(
@@ -361,26 +358,26 @@ def _iterate_one(
     chain: Chain,
     method: str,
     point: tuple[float, float],
-    start: NDArray[np.float64],
+    start: Any,
     options: tuple[int, int, int, float, float, float, bool],
 ) -> Result:
-    """One target from one start pose through ``loop.solve_one``."""
+    """One target from one start pose (None: the default) through ``loop.solve_one``."""
     loop, _ = _kernels_cached or _kernels()
     code_of_method, bend, budget, goal, fraction, cap, trace = options
     n = chain.n_bones
-    limits = chain._kernel_limits
     buffer = np.empty(3 * n + 2)
-    if not trace:
-        angles_room = _NO_TRACE_ANGLES.get(n)
-        if angles_room is None:
-            angles_room = _NO_TRACE_ANGLES.setdefault(n, np.empty((0, n)))
+    if start is not None:
+        buffer[:n] = start
+    room = min(budget + 1, _TRACE_ROOM) if trace else 0
+    while True:
+        rows = np.empty((room, n + 1)) if trace else _no_trace(n)
         error, min_error, reachable, iterations, code = loop.solve_one(
             code_of_method,
-            chain._kernel_lengths,
+            chain._kernel_data,
+            chain._limited,
             chain.outer_radius,
             chain.inner_radius,
-            limits,
-            start,
+            start is not None,
             bend,
             point[0],
             point[1],
@@ -389,42 +386,33 @@ def _iterate_one(
             fraction,
             cap,
             buffer,
-            _NO_TRACE,
-            angles_room,
+            rows,
         )
-        errors = poses = None
-    else:
-        room = min(budget + 1, _TRACE_ROOM)
-        while True:
-            errors = np.empty(room)
-            poses = np.empty((room, n))
-            error, min_error, reachable, iterations, code = loop.solve_one(
-                code_of_method,
-                chain._kernel_lengths,
-                chain.outer_radius,
-                chain.inner_radius,
-                limits,
-                start,
-                bend,
-                point[0],
-                point[1],
-                budget,
-                goal,
-                fraction,
-                cap,
-                buffer,
-                errors,
-                poses,
-            )
-            if iterations < room or code < 0:
-                break
-            room = iterations + 1
-        errors, poses = errors[: iterations + 1], poses[: iterations + 1]
+        if iterations < room or not trace or code < 0:
+            break
+        room = iterations + 1  # the loop is deterministic: run it again with room for all
+        if start is not None:
+            buffer[:n] = start
     if code < 0:
+        if code == loop.OUTSIDE_LIMITS:
+            _check_within_limits(chain, np.array(start, dtype=np.float64))
         _too_far(chain, np.array(point), np.array([code]))
+    errors = poses = None
+    if trace:
+        errors = rows[: iterations + 1, 0].copy()
+        poses = rows[: iterations + 1, 1:].copy()
     return result_from_buffer(
         buffer, n, point, error, min_error, reachable, iterations, code, method, errors, poses
     )
+
+
+def _no_trace(n: int, batch: bool = False) -> NDArray[np.float64]:
+    """The empty trace array a kernel gets when no trace is asked for (one per n)."""
+    key = (n, batch)
+    rows = _NO_TRACES.get(key)
+    if rows is None:
+        rows = _NO_TRACES.setdefault(key, np.empty((0, 0, n + 1) if batch else (0, n + 1)))
+    return rows
 
 
 def _iterate_many(
@@ -475,20 +463,13 @@ def _iterate_many(
     if trace:
         room = min(budget + 1, max(2, _BATCH_TRACE_FLOATS // max(1, count * (n + 1))))
     while True:
-        if trace:
-            errors = np.empty((count, room))
-            poses = np.empty((count, room, n))
-        else:
-            errors = _NO_TRACES
-            poses = _NO_TRACES_ANGLES.get(n)
-            if poses is None:
-                poses = _NO_TRACES_ANGLES.setdefault(n, np.empty((0, 0, n)))
+        rows = np.empty((count, room, n + 1)) if trace else _no_trace(n, batch=True)
         run(
             code_of_method,
-            chain._kernel_lengths,
+            chain._kernel_data,
+            chain._limited,
             chain.outer_radius,
             chain.inner_radius,
-            chain._kernel_limits,
             start,
             bend,
             targets,
@@ -503,8 +484,7 @@ def _iterate_many(
             reachable,
             iterations,
             codes,
-            errors,
-            poses,
+            rows,
         )
         _too_far(chain, targets.reshape(*shape, 2), codes.reshape(shape))
         longest = int(iterations.max()) + 1 if count else 1
@@ -522,6 +502,6 @@ def _iterate_many(
         iterations,
         codes,
         method,
-        errors[:, :longest] if trace else None,
-        poses[:, :longest] if trace else None,
+        rows[:, :longest, 0] if trace else None,
+        rows[:, :longest, 1:] if trace else None,
     )
