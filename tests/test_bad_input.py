@@ -69,6 +69,20 @@ def test_bad_chain(lengths, limits, message):
         ({"method": "analytic", "damping": 0.5}, "method 'analytic' takes only bend; got damping"),
         ({"method": "fabrik", "damping": 0.5}, "method 'fabrik' takes only"),
         ({"method": "dls", "max_step": 0.5}, "got max_step"),
+        ({"method": "ccd", "rest": [0.0, 0.0]}, "method 'ccd' takes only"),
+        ({"method": "analytic", "rest_weight": 1.0}, "got rest_weight"),
+        ({"method": "dls", "rest_weight": 1.0}, "rest_weight: weighs the pull toward a rest"),
+        ({"method": "dls", "rest": [0.0]}, "rest: expected shape (..., 2) for a 2-bone chain"),
+        ({"method": "dls", "rest": [[0.0, 0.0]]}, "rest: expected one pose, shape (2,), got"),
+        ({"method": "dls", "rest": [0.0, math.nan]}, "rest: expected finite numbers"),
+        (
+            {"method": "dls", "rest": [0.0, 0.0], "rest_weight": -1.0},
+            "rest_weight: expected a number >= 0, got -1.0",
+        ),
+        (
+            {"method": "dls", "rest": [0.0, 0.0], "rest_weight": math.inf},
+            "rest_weight: expected a finite number",
+        ),
         (
             {"method": "ccd", "target": np.zeros((3, 2)), "init": np.zeros((4, 2))},
             "init: expected a batch shape that broadcasts with target's (3,), got (4,)",

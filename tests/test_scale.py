@@ -58,9 +58,7 @@ def test_a_power_of_two_scales_the_answer_exactly(problem, k):
     method, lengths, target = problem
     unit = _solve(method, lengths, target, 1e-9)
     scale = 2.0**k
-    scaled = _solve(
-        method, [x * scale for x in lengths], [x * scale for x in target], 1e-9 * scale
-    )
+    scaled = _solve(method, [x * scale for x in lengths], [x * scale for x in target], 1e-9 * scale)
     assert scaled.angles.tolist() == unit.angles.tolist()
     assert (scaled.status, scaled.iterations) == (unit.status, unit.iterations)
     assert scaled.joints.tolist() == (unit.joints * scale).tolist()
@@ -101,7 +99,9 @@ def test_the_reported_extreme_scales(method, scale):
     assert far.status is ikchain.Status.UNREACHABLE and not far.reachable
     assert far.min_error == pytest.approx(1.6 * scale, rel=1e-15)
     _assert_honest(far, tolerance)
-    batch = ikchain.solve(chain, [[1.0 * scale, 0.5 * scale], [3.0 * scale, 0.0]], method, **options)
+    batch = ikchain.solve(
+        chain, [[1.0 * scale, 0.5 * scale], [3.0 * scale, 0.0]], method, **options
+    )
     assert batch.status.tolist() == [ikchain.Status.CONVERGED, ikchain.Status.UNREACHABLE]
 
 
@@ -130,7 +130,7 @@ def test_the_tolerance_stays_in_metres_at_any_scale():
 
 
 def test_distances_beyond_the_largest_float_are_refused():
-    with pytest.raises(ValueError, match="lengths: expected a total length below 1.8e"):
+    with pytest.raises(ValueError, match=r"lengths: expected a total length below 1\.8e"):
         ikchain.Chain([1e308, 1e308])
     chain = ikchain.Chain([1e308, 1e307])
     for method in METHODS:

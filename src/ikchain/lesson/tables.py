@@ -21,10 +21,10 @@ from typing import Any
 
 import numpy as np
 
-from ikchain.bench.reach import sweeps_to_tolerance
 from ikchain.chain import Chain
 from ikchain.formatting import degrees_for_people, format_number, format_point
 from ikchain.kinematics import wrap_angle
+from ikchain.reach import sweeps_to_tolerance
 from ikchain.solvers import ccd, solve
 
 #: The lesson's chains: the two-bone default, and the same reach split over 3 and 4.

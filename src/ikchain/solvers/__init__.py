@@ -24,6 +24,7 @@ from ikchain.checks import (
     check_fraction,
     check_points,
     check_positive,
+    check_real,
 )
 from ikchain.result import Result, result_from_batch, result_from_buffer
 from ikchain.solvers.methods import (
@@ -31,6 +32,7 @@ from ikchain.solvers.methods import (
     CODE,
     DEFAULT_DAMPING,
     DEFAULT_MAX_ITERATIONS,
+    DEFAULT_REST_WEIGHT,
     DEFAULT_TOLERANCE,
     ITERATIVE,
     METHODS,
@@ -64,6 +66,7 @@ _BATCH_TRACE_FLOATS = 1 << 22
 _PARALLEL_FROM = 32
 
 _NO_STARTS: dict[int, NDArray[np.float64]] = {}
+_NO_REST = np.empty(0)
 _NO_TRACES: dict[tuple[int, bool], NDArray[np.float64]] = {}
 
 
@@ -111,6 +114,8 @@ def solve(
     bend: int | None = None,
     max_step: float | None = None,
     trace: bool = False,
+    rest: ArrayLike | None = None,
+    rest_weight: float | None = None,
 ) -> Result:
     """Joint angles that bring the chain's tip to ``target``, or as close as possible.
 
@@ -143,6 +148,16 @@ def solve(
     trace : bool
         Record the end error and the pose before the first iteration and after each
         one (``Result.trace``, ``Result.trace_angles``).
+    rest : array_like, shape (n,), optional
+        ``dls``: a rest pose (rad). Among the poses that reach the target (a family,
+        with more than two joints) the solve drifts toward the one nearest ``rest``:
+        each iteration adds a pull toward it within the motions that keep the tip
+        still, to first order. The pull never stops convergence to a reachable
+        target; it may cost iterations. It acts while the solve iterates: a start
+        pose already within the tolerance is returned as it is.
+    rest_weight : float, optional
+        ``dls`` with ``rest``: strength of the pull, >= 0 (0: none). Each iteration
+        moves ``w / (1 + w)`` of the way toward the rest pose. Default 1.
 
     Returns
     -------
@@ -168,6 +183,8 @@ def solve(
         or (bend is not None and "bend" not in allowed)
         or (max_step is not None and "max_step" not in allowed)
         or (trace and "trace" not in allowed)
+        or (rest is not None and "rest" not in allowed)
+        or (rest_weight is not None and "rest_weight" not in allowed)
     ):
         given = {
             "init": init,
@@ -177,6 +194,8 @@ def solve(
             "bend": bend,
             "max_step": max_step,
             "trace": trace or None,
+            "rest": rest,
+            "rest_weight": rest_weight,
         }
         unused = sorted(name for name, value in given.items() if value is not None)
         raise ValueError(
@@ -200,13 +219,33 @@ def solve(
     goal = DEFAULT_TOLERANCE if tolerance is None else check_positive(tolerance, "tolerance")
     fraction = DEFAULT_DAMPING if damping is None else check_fraction(damping, "damping")
     cap = math.inf if max_step is None else check_positive(max_step, "max_step")
-    options = (CODE[method], bend, budget, goal, fraction, cap, trace)
+    pull, toward = _check_rest(chain, rest, rest_weight)
+    options = (CODE[method], bend, budget, goal, fraction, cap, trace, toward, pull)
     if point is not None:
         has_start = _plain_start(chain.n_bones, init)
         if has_start is not None:
             return _iterate_one(chain, method, point, init if has_start else None, options)
         target = np.array(point)
     return _iterate_many(chain, method, target, init, options)
+
+
+def _check_rest(
+    chain: Chain, rest: ArrayLike | None, rest_weight: float | None
+) -> tuple[float, NDArray[np.float64]]:
+    """The rest pose's gain ``w / (1 + w)`` and the pose ((0,) for none)."""
+    if rest is None:
+        if rest_weight is not None:
+            raise ValueError("rest_weight: weighs the pull toward a rest pose; expected rest too")
+        return 0.0, _NO_REST
+    pose = check_angles(rest, chain.n_bones, "rest")
+    if pose.shape != (chain.n_bones,):
+        raise ValueError(
+            f"rest: expected one pose, shape ({chain.n_bones},), got shape {pose.shape}"
+        )
+    weight = DEFAULT_REST_WEIGHT if rest_weight is None else check_real(rest_weight, "rest_weight")
+    if weight < 0.0:
+        raise ValueError(f"rest_weight: expected a number >= 0, got {weight}")
+    return weight / (1.0 + weight), np.array(pose, dtype=np.float64)
 
 
 def _check_chain_for(chain: Chain, method: str) -> None:
@@ -359,11 +398,11 @@ def _iterate_one(
     method: str,
     point: tuple[float, float],
     start: Any,
-    options: tuple[int, int, int, float, float, float, bool],
+    options: tuple[int, int, int, float, float, float, bool, NDArray[np.float64], float],
 ) -> Result:
     """One target from one start pose (None: the default) through ``loop.solve_one``."""
     loop, _ = _kernels_cached or _kernels()
-    code_of_method, bend, budget, goal, fraction, cap, trace = options
+    code_of_method, bend, budget, goal, fraction, cap, trace, rest, pull = options
     n = chain.n_bones
     buffer = np.empty(3 * n + 2)
     if start is not None:
@@ -385,6 +424,8 @@ def _iterate_one(
             goal,
             fraction,
             cap,
+            rest,
+            pull,
             buffer,
             rows,
         )
@@ -420,11 +461,11 @@ def _iterate_many(
     method: str,
     target: NDArray[np.float64],
     init: ArrayLike | None,
-    options: tuple[int, int, int, float, float, float, bool],
+    options: tuple[int, int, int, float, float, float, bool, NDArray[np.float64], float],
 ) -> Result:
     """A batch (or one target with a batch of start poses) through ``loop.solve_batch``."""
     loop, _ = _kernels_cached or _kernels()
-    code_of_method, bend, budget, goal, fraction, cap, trace = options
+    code_of_method, bend, budget, goal, fraction, cap, trace, rest, pull = options
     n = chain.n_bones
     if init is None:
         start = _NO_STARTS.get(n)
@@ -477,6 +518,8 @@ def _iterate_many(
             goal,
             fraction,
             cap,
+            rest,
+            pull,
             angles,
             joints,
             error,

@@ -56,8 +56,10 @@ FAR = 2.0**200
 TOLERANCE_CAP = 2.0**300
 #: A batch is cut into at most this many chunks, shared out among the threads.
 CHUNKS = 256
-#: Scratch rows a step may use (``work``), beyond the loop's own.
-STEP_ROWS = 5
+#: Scratch rows a step may use (``work``), beyond the loop's own; DLS finds the rest
+#: pose in row 5.
+STEP_ROWS = 7
+REST_ROW = 5
 
 
 # -- scale ----------------------------------------------------------------------------
@@ -135,6 +137,7 @@ def iterate(
     min_error: float,
     tolerance: float,
     max_iterations: int,
+    pull: float,
     angles: np.ndarray,
     joints: np.ndarray,
     work: np.ndarray,
@@ -145,7 +148,8 @@ def iterate(
     Parameters are in chain units. ``angles`` (2, n) and ``joints`` (2, n + 1, 2)
     hold the current and the next pose; on return the final pose and its joints are
     in ``angles[0]`` and ``joints[0]``. ``work`` (STEP_ROWS, n) is the step's
-    scratch. Row k of ``trace`` (room, 1 + n) gets the end error and the pose before
+    scratch (DLS reads its rest pose, pulled with gain ``pull``, from row
+    ``REST_ROW``). Row k of ``trace`` (room, 1 + n) gets the end error and the pose before
     the first iteration (k = 0) and after iteration k, as far as it has room.
 
     Returns
@@ -208,6 +212,7 @@ def iterate(
                 after,
                 joints[following],
                 work,
+                pull,
             )
         moved = changed(before, after)
         current, following = following, current
@@ -266,6 +271,7 @@ def solve_target(
     max_step: float,
     tolerance: float,
     max_iterations: int,
+    pull: float,
     tx: float,
     ty: float,
     angles: np.ndarray,
@@ -301,6 +307,7 @@ def solve_target(
         min_error,
         unit_tol,
         max_iterations,
+        pull,
         angles,
         joints,
         work,
@@ -350,7 +357,7 @@ def workspace(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
 _ONE = (
     "Tuple((float64, float64, boolean, int64, int64))(int64, float64[::1], boolean, float64,"
     " float64, boolean, int64, float64, float64, int64, float64, float64, float64,"
-    " float64[::1], float64[:, ::1])"
+    " float64[::1], float64, float64[::1], float64[:, ::1])"
 )
 
 
@@ -369,6 +376,8 @@ def solve_one(
     tolerance: float,
     damping: float,
     max_step: float,
+    rest: np.ndarray,
+    pull: float,
     buffer: np.ndarray,
     trace: np.ndarray,
 ) -> tuple[float, float, bool, int, int]:
@@ -377,7 +386,8 @@ def solve_one(
     ``data`` (3n,) holds the lengths, then each joint's lower and upper limit (used
     where ``limited``). ``buffer`` (3n + 2) holds the start pose in its first n
     entries when ``has_start`` (else the bent default is used), and gets the answer:
-    the angles (n), then the joints (n + 1, 2). ``trace``: see :func:`iterate`.
+    the angles (n), then the joints (n + 1, 2). ``rest`` (n) is the rest pose, pulled
+    with gain ``pull`` (DLS; 0 and any array for none). ``trace``: see :func:`iterate`.
 
     Returns ``(error, min_error, reachable, iterations, code)``.
     """
@@ -387,6 +397,8 @@ def solve_one(
     highs = data[2 * n :]
     unit, angles, joints, work = workspace(n)
     e, up, down = chain_units(lengths, outer, unit)
+    if pull > 0.0:
+        work[REST_ROW, :] = rest
     if not start_pose(has_start, buffer, bend, limited, lows, highs, angles[0]):
         return 0.0, 0.0, False, 0, OUTSIDE_LIMITS
     result = solve_target(
@@ -405,6 +417,7 @@ def solve_one(
         max_step,
         tolerance,
         max_iterations,
+        pull,
         tx,
         ty,
         angles,
@@ -422,8 +435,9 @@ def solve_one(
 
 _MANY = (
     "void(int64, float64[::1], boolean, float64, float64, float64[:, ::1], int64,"
-    " float64[:, ::1], int64, float64, float64, float64, float64[:, ::1], float64[:, :, ::1],"
-    " float64[::1], float64[::1], boolean[::1], int64[::1], int64[::1], float64[:, :, ::1])"
+    " float64[:, ::1], int64, float64, float64, float64, float64[::1], float64,"
+    " float64[:, ::1], float64[:, :, ::1], float64[::1], float64[::1], boolean[::1],"
+    " int64[::1], int64[::1], float64[:, :, ::1])"
 )
 
 
@@ -440,6 +454,8 @@ def _solve_many(
     tolerance: float,
     damping: float,
     max_step: float,
+    rest: np.ndarray,
+    pull: float,
     angles_out: np.ndarray,
     joints_out: np.ndarray,
     error: np.ndarray,
@@ -463,6 +479,8 @@ def _solve_many(
     for chunk in numba.prange(chunks):
         unit, angles, joints, work = workspace(n)
         e, up, down = chain_units(lengths, outer, unit)
+        if pull > 0.0:
+            work[REST_ROW, :] = rest
         no_trace = np.empty((0, n + 1))
         for b in range(chunk * count // chunks, (chunk + 1) * count // chunks):
             start = starts[b if starts.shape[0] > 1 else 0] if starts.shape[0] > 0 else unit
@@ -484,6 +502,7 @@ def _solve_many(
                 max_step,
                 tolerance,
                 max_iterations,
+                pull,
                 targets[b, 0],
                 targets[b, 1],
                 angles,
