@@ -91,7 +91,7 @@ def test_family_position_keeps_the_tip_on_the_target():
         ('{"lengths": [0.8, 0.6], "target": [1, 0], "smoothing": 2}', "smoothing: expected"),
         (
             '{"lengths": [0.8, 0.6], "target": [[1, 0], [0, 1]]}',
-            "target: expected an array of shape (2,), got shape (2, 2)",
+            "target: expected one point [x, y], got shape (2, 2)",
         ),
         (
             '{"lengths": [0.8, 0.6], "target": [1, 0], "method": "analytic", "init": [0, 0]}',

@@ -302,7 +302,7 @@ MALFORMED = [
     ('{"lengths": [0.8, 0.6], "target": [1, 0], "method": ["dls"]}', "method: expected one of"),
     ('{"lengths": [[0.8], [0.6]], "target": [1, 0]}', "lengths: expected an array of shape (2,)"),
     ('{"lengths": [0.8, 0.6], "target": {"x": 1}}', "target: expected numbers, got an object"),
-    ('{"lengths": [0.8, 0.6], "target": []}', "target: expected an array of shape"),
+    ('{"lengths": [0.8, 0.6], "target": []}', "got shape (0,)"),
     ("", "invalid JSON"),
     ('"just a string"', "expected a JSON object, got the string"),
     ("null", "expected a JSON object, got null"),

@@ -20,7 +20,7 @@ import numpy as np
 from ikchain.caps import CAPS
 from ikchain.chain import Chain
 from ikchain.formatting import format_number
-from ikchain.lesson import figures
+from ikchain.lesson import extras, figures
 from ikchain.lesson.frames import METHOD_TAKES, FrameRequest, SolveRequest, frame_from_request
 from ikchain.lesson.tables import (
     LENGTHS_BY_BONES,
@@ -90,6 +90,7 @@ SECTIONS: tuple[Section, ...] = (
         blocks=(
             ("text", "intro"),
             ("figure", ""),
+            ("replay", ""),
             ("table", "table-2"),
             ("text", "reading"),
             ("table", "table-2-damping"),
@@ -112,6 +113,7 @@ SECTIONS: tuple[Section, ...] = (
         blocks=(
             ("text", "intro"),
             ("figure", ""),
+            ("replay", ""),
             ("table", "table-3"),
             ("text", "reading"),
             ("text", "family"),
@@ -174,6 +176,8 @@ def placeholder_values() -> dict[str, str]:
         "ac_joint1_gap": format_number(facts["ac_joint1_gap"], 3),
         "far_d": format_number(facts["far_d"], 2),
         "far_error": format_number(facts["far_error"], 2),
+        # issue 9's extras (text blocks [replay] …)
+        "max_replay": str(extras.replay.MAX_REPLAY_ITERATIONS),
     }
 
 
@@ -313,6 +317,8 @@ def _blocks(section: Section, text: dict[str, Any], figure: dict[str, Any]) -> l
             blocks.append({"kind": "figure", "figure": figure})
         elif kind == "table":
             blocks.append({"kind": "table", "table": table_view(name, text)})
+        elif kind in extras.BLOCKS:  # issue 9's replay, moving targets, section 2.5
+            blocks.append(extras.BLOCKS[kind](figure, text))
         else:
             blocks.append({"kind": "chart", "chart": chart_view(text)})
     return blocks
@@ -342,6 +348,7 @@ def _page_context(lang: str) -> dict[str, Any]:
             "status": text["status"],
             "readings": text["readings"],
             "controls": text["controls"],
+            "replay": text["replay"],
         },
         "method_takes": METHOD_TAKES,
         "ws_path": "/ws",

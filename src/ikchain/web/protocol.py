@@ -33,6 +33,8 @@ import numpy as np
 
 from ikchain.caps import CAPS, MAX_ANGLE
 from ikchain.chain import Chain
+from ikchain.lesson import replay
+from ikchain.lesson.content import DEFAULT_LANG, LANGS
 from ikchain.lesson.frames import (
     OPTION_KEYS,
     FrameRequest,
@@ -44,6 +46,10 @@ from ikchain.solvers import DEFAULT_MAX_ITERATIONS, METHODS, solve
 
 SOLVE_KEYS = frozenset({"lengths", "target", "method", *OPTION_KEYS})
 FRAME_KEYS = SOLVE_KEYS | {"id", "smoothing", "previous_target", "family"}
+#: Kinds of message on the frame channel besides a drag frame (``kind`` absent or
+#: "frame"), and the keys each takes.
+REPLAY_KEYS = SOLVE_KEYS | {"id", "kind", "lang", "joint_steps"}
+KINDS = ("frame", "replay")
 
 #: Deepest nesting of arrays and objects a request may have (a batch of targets
 #: of shape (a, b, c, 2) inside the request object is 5 deep).
@@ -245,9 +251,11 @@ def _array(data: dict[str, Any], key: str, last: int, *, batch: bool) -> np.ndar
     """``data[key]`` as float64 of shape (last,) or, when ``batch``, (..., last)."""
     value = data[key]
     shape = _shape(value, key)
-    expected = f"(..., {last})" if batch else f"({last},)"
+    expected = f"an array of shape (..., {last})" if batch else f"an array of shape ({last},)"
+    if not batch and key in ("target", "previous_target"):
+        expected = "one point [x, y]"
     if not shape or shape[-1] != last or (not batch and len(shape) != 1):
-        raise RequestError(f"{key}: expected an array of shape {expected}, got shape {shape}")
+        raise RequestError(f"{key}: expected {expected}, got shape {shape}")
     return np.asarray(value, dtype=np.float64)
 
 
@@ -318,7 +326,8 @@ def parse_solve(data: Any, *, allowed: frozenset[str] = SOLVE_KEYS, batch: bool 
         iterations = data["iterations"]
         if type(iterations) is not int or iterations < 0:
             raise RequestError(
-                f"iterations: expected a non-negative integer, got {_describe(iterations)}"
+                "iterations: expected a non-negative integer (the solver's max_iterations), "
+                f"got {_describe(iterations)}"
             )
         if iterations > CAPS["max_iterations"]:
             raise RequestError(
@@ -429,6 +438,46 @@ def parse_frame(data: Any) -> tuple[FrameRequest, int]:
     return request, checked.work
 
 
+def _check_lang(data: dict[str, Any]) -> str:
+    lang = data.get("lang", DEFAULT_LANG)
+    if not isinstance(lang, str) or lang.lower() not in LANGS:
+        raise RequestError(f"lang: expected one of {', '.join(LANGS)}, got {_describe(lang)}")
+    return lang.lower()
+
+
+def parse_replay(data: dict[str, Any]) -> tuple[SolveRequest, bool, str]:
+    """Validate a replay request (``kind: "replay"``): a one-target solve of an
+    iterative method.
+
+    Returns the solve, whether CCD sweeps are split joint by joint, and the language
+    of the chart's labels. Iterations are capped at :data:`replay.MAX_REPLAY_ITERATIONS`
+    (every step is drawn and sent back).
+    """
+    request = parse_solve(data, allowed=REPLAY_KEYS, batch=False).request
+    if request.method not in replay.REPLAY_METHODS:
+        raise RequestError(
+            f"method: expected one of {', '.join(replay.REPLAY_METHODS)} for a replay, "
+            f"got {request.method!r}"
+        )
+    iterations = request.options.get("max_iterations")
+    if iterations is None:
+        raise RequestError("iterations: expected a whole number for a replay, got none")
+    cap = replay.MAX_REPLAY_ITERATIONS
+    if iterations > cap:
+        raise RequestError(f"iterations: expected at most {cap} for a replay, got {iterations}")
+    joint_steps = data.get("joint_steps", True)
+    if not isinstance(joint_steps, bool):
+        raise RequestError(f"joint_steps: expected true or false, got {_describe(joint_steps)}")
+    return request, joint_steps, _check_lang(data)
+
+
+def _kind(data: Any) -> str:
+    kind = data.get("kind", "frame") if isinstance(data, dict) else "frame"
+    if kind not in KINDS:
+        raise RequestError(f"kind: expected one of {', '.join(KINDS)}, got {_describe(kind)}")
+    return kind
+
+
 def _frame_id(data: Any) -> Any:
     """The request's id, when it is one we echo: null, an integer or a short string."""
     value = data.get("id") if isinstance(data, dict) else None
@@ -486,8 +535,23 @@ def respond(route: str, body: bytes | str, *, max_work: int | None = None) -> Re
     request_id = None
     try:
         data = decode(body)
+        if route == "frame" and _kind(data) == "replay":
+            # A replay solves once per drawn step: always sent to the heavy pool.
+            request_id = _frame_id(data)
+            replay_request, steps, lang = parse_replay(data)
+            if max_work is not None:
+                return Heavy(request_id)
+            try:
+                view = replay.replay_from_request(replay_request, joint_steps=steps, lang=lang)
+            except ValueError as error:
+                raise RequestError(str(error)) from None
+            except ArithmeticError as error:
+                raise _out_of_range(error) from None
+            return Reply(200, encode({"id": request_id, "ok": True, "replay": view}))
         if route == "frame":
             request_id = _frame_id(data)
+            if isinstance(data, dict):
+                data.pop("kind", None)
             frame, work = parse_frame(data)
             if max_work is not None and work > max_work:
                 return Heavy(request_id)

@@ -40,6 +40,9 @@
 
   window.__ikchainRedraws = [];
   window.__ikchainFigures = {};
+  // Extensions (replay.js, motion.js): each hook(fig) runs at the end of every
+  // figure's update(), to redraw the layers it owns from the same state.
+  var HOOKS = [];
 
   // ------------------------------------------------------------------ transport
   var transport = {
@@ -256,6 +259,7 @@
   // Ask for a frame for the current state: at most one request in flight.
   Figure.prototype.request = function (inputTime) {
     if (inputTime != null && this.pendingInput == null) this.pendingInput = inputTime;
+    if (inputTime != null) this.state.shown = null; // the reader's input ends a replay
     if (this.inflight != null) {
       this.pending = true;
       return;
@@ -311,7 +315,7 @@
   // ONE redraw of every layer, the readings and the controls from this.state.
   Figure.prototype.update = function () {
     var s = this.state;
-    var f = s.frame;
+    var f = s.shown || s.frame; // s.shown: a replayed step (replay.js) drawn instead
     var r = f.result;
     var L = this.layer;
     var joints = r.joints;
@@ -352,6 +356,7 @@
       this.errorEl.textContent = s.error || "";
     }
     this.updateControls();
+    for (var h = 0; h < HOOKS.length; h++) HOOKS[h](this);
   };
 
   Figure.prototype.drawJoints = function (joints) {
@@ -563,6 +568,9 @@
     }
     this.request(stamp(event));
   };
+
+  // For the extensions: the one transport, the hooks, and the page's data.
+  window.ikchainLesson = { transport: transport, hooks: HOOKS, data: DATA, labels: LABELS, stamp: stamp };
 
   // ------------------------------------------------------------------ start
   function start() {

@@ -1,0 +1,191 @@
+"""Replay of one solve from its start pose: iteration by iteration, and for CCD joint by joint.
+
+The page's replay panel asks for a solve of its figure's chain and target from the
+start pose (not from the drawn pose, so that damping and the iteration budget show),
+and draws the poses this module returns, one after the other, beside the error trace.
+
+Every pose comes from :func:`ikchain.solve`:
+
+- the pose after each iteration: the solve's own angle trace (see :func:`pose_trace`);
+- within a CCD sweep, the pose after joint ``j`` has turned: a CCD sweep turns the
+  joints tip first, and each turn writes only that joint's relative angle, so after
+  joints ``n-1 … j`` have turned the pose is ``before[:j] + after[j:]`` (``before``
+  and ``after`` the poses around the sweep). Nothing is recomputed here;
+- each pose's joints, tip and error: ``solve(..., init=pose, max_iterations=0)``, the
+  library's own forward kinematics and error for that pose.
+
+The replay is described for the page as a list of *steps*, each with its pose's
+joints and formatted readings, and a trace chart drawn here (server-side SVG) with the
+cursor position of each step.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ikchain.chain import Chain
+from ikchain.formatting import format_number
+from ikchain.lesson import plots
+from ikchain.lesson.frames import SolveRequest, readings_from_result
+from ikchain.result import Result
+from ikchain.solvers import solve
+
+#: Methods a replay can show (the closed form has no iterations to replay).
+REPLAY_METHODS = ("ccd", "fabrik", "dls")
+#: Iterations one replay may ask for (each step is drawn; the page plays them all).
+MAX_REPLAY_ITERATIONS = 200
+
+
+@dataclass(frozen=True)
+class ReplayStep:
+    """One drawn step: after ``iteration`` iterations, and within it after ``joint`` turned.
+
+    ``joint`` is None for a whole iteration (and for the start pose, iteration 0).
+    ``result`` is the library's Result for exactly this pose (0 iterations from it).
+    """
+
+    iteration: int
+    joint: int | None
+    result: Result
+
+
+@dataclass(frozen=True)
+class Replay:
+    """A solve replayed: its final Result, the poses along the way and the error trace."""
+
+    final: Result
+    poses: np.ndarray  # (k + 1, n): start pose first, then after each iteration
+    steps: tuple[ReplayStep, ...]
+
+
+def pose_trace(
+    chain: Chain, target: np.ndarray, method: str, options: dict[str, Any]
+) -> tuple[Result, np.ndarray]:
+    """The final Result of a solve and its poses, start first: shape (k + 1, n).
+
+    The pose after ``i`` iterations is the final pose of the same solve with a budget
+    of ``i``: the loop is deterministic and a budget only stops it, so these are the
+    poses of the one solve (until ``Result.trace_angles`` is on main, which returns
+    the same poses from a single run).
+    """
+    final = solve(chain, target, method, **options)
+    poses = [final.angles] if final.iterations == 0 else []
+    if final.iterations:
+        budget = {**options}
+        for i in range(final.iterations):
+            budget["max_iterations"] = i
+            poses.append(solve(chain, target, method, **budget).angles)
+        poses.append(final.angles)
+    return final, np.array(poses)
+
+
+def _pose_result(chain: Chain, target: np.ndarray, method: str, pose: np.ndarray) -> Result:
+    """The library's Result for ``pose`` itself: joints, tip, error, reachability."""
+    return solve(chain, target, method, init=pose, max_iterations=0)
+
+
+def replay_solve(
+    chain: Chain,
+    target: np.ndarray,
+    method: str,
+    options: dict[str, Any],
+    *,
+    joint_steps: bool = True,
+) -> Replay:
+    """Replay a solve of ``method`` from its start pose.
+
+    Parameters
+    ----------
+    chain, target, method, options
+        As for :func:`ikchain.solve` (``options`` without ``trace``); ``method`` one of
+        :data:`REPLAY_METHODS`.
+    joint_steps : bool
+        For CCD, also a step after each joint's turn within every sweep.
+    """
+    if method not in REPLAY_METHODS:
+        raise ValueError(f"method: expected one of {', '.join(REPLAY_METHODS)}, got {method!r}")
+    final, poses = pose_trace(chain, target, method, options)
+    n = chain.n_bones
+    steps = [ReplayStep(0, None, _pose_result(chain, target, method, poses[0]))]
+    for i in range(1, len(poses)):
+        before, after = poses[i - 1], poses[i]
+        if method == "ccd" and joint_steps:
+            for j in range(n - 1, 0, -1):  # tail first; joint 0 completes the sweep
+                partial = np.concatenate((before[:j], after[j:]))
+                steps.append(ReplayStep(i, j, _pose_result(chain, target, method, partial)))
+            steps.append(ReplayStep(i, 0, _pose_result(chain, target, method, after)))
+        else:
+            steps.append(ReplayStep(i, None, _pose_result(chain, target, method, after)))
+    return Replay(final, poses, tuple(steps))
+
+
+def _step_readings(step: ReplayStep, chain: Chain) -> dict[str, str]:
+    """The readings panel for one step: the drag frame's, iterations so far."""
+    return {**readings_from_result(step.result, chain), "iterations": str(step.iteration)}
+
+
+def replay_from_request(request: SolveRequest, *, joint_steps: bool, lang: str) -> dict[str, Any]:
+    """A validated replay request → its view (:func:`replay_view`) with ``lang``'s labels."""
+    from ikchain.lesson.content import load_text  # content lists the replays it shows
+
+    words = load_text(lang)["replay"]
+    found = replay_solve(
+        request.chain, request.target, request.method, request.options, joint_steps=joint_steps
+    )
+    labels = {"x": words["chart_x"], "y": words["chart_y"], "title": words["chart_title"]}
+    return replay_view(found, request.chain, {**labels, "id": f"replay-{request.method}"})
+
+
+def replay_view(replay: Replay, chain: Chain, labels: dict[str, str]) -> dict[str, Any]:
+    """The replay as the page draws it: steps (joints, readings, cursor) and the chart.
+
+    ``labels`` holds the chart's ``title``, ``x``, ``y`` and ``id``. Each step's ``x``,
+    ``y`` place the chart's cursor (SVG pixels); ``joint`` is the joint that just
+    turned (CCD) or None. ``iterations``, ``status`` and ``error`` describe the final
+    Result.
+    """
+    n = replay.poses.shape[-1]
+    positions = []
+    for step in replay.steps:
+        if step.joint is None:
+            positions.append(float(step.iteration))
+        else:  # joints n-1 … 0 of sweep i sit at i - 1 + 1/n … i on the x axis
+            positions.append(step.iteration - 1 + (n - step.joint) / n)
+    whole = [s for s in replay.steps if s.joint in (None, 0)]
+    chart = plots.error_chart(
+        [
+            {
+                "key": replay.final.method,
+                "label": "",
+                "points": [(float(s.iteration), float(s.result.error)) for s in whole],
+            }
+        ],
+        x_label=labels["x"],
+        y_label=labels["y"],
+        title=labels["title"],
+        chart_id=labels["id"],
+    )
+    steps = []
+    for step, x in zip(replay.steps, positions, strict=True):
+        cx, cy = chart.place(x, float(step.result.error))
+        steps.append(
+            {
+                "iteration": step.iteration,
+                "joint": step.joint,
+                "joints": step.result.joints.tolist(),
+                "readings": _step_readings(step, chain),
+                "x": round(cx, 2),
+                "y": round(cy, 2),
+            }
+        )
+    return {
+        "method": replay.final.method,
+        "iterations": int(replay.final.iterations),
+        "status": str(replay.final.status),
+        "error": format_number(float(replay.final.error), 6),
+        "steps": steps,
+        "chart": chart.svg,
+    }

@@ -1,0 +1,296 @@
+/* ikchain lesson page: the replay panel under a figure (drawing only).
+ *
+ * "Replay from the start pose" asks the server (kind "replay" on the frame channel)
+ * to solve the figure's current chain, target, method, damping and iteration limit
+ * from the start pose; the answer lists every pose along the way (for CCD, also after
+ * each joint's turn within a sweep), each with its readings and the position of the
+ * chart's cursor, and the chart itself as SVG. This script only shows one of those
+ * steps at a time: it computes no angle, position, error or chart coordinate.
+ *
+ * State: the figure's one state carries the panel's part, fig.state.replay =
+ *   {data, index, playing, joints, key, waiting}
+ * and fig.state.shown, the step drawn instead of the live frame. The figure's one
+ * update() redraws everything, ending with this panel (a hook in lesson.js).
+ */
+(function () {
+  "use strict";
+
+  var API = window.ikchainLesson;
+  if (!API) return;
+  var WORDS = (API.labels && API.labels.replay) || {};
+  var STEP_MS = 160; // one step every 160 ms while playing
+  var panels = {}; // figure id -> Panel
+
+  if (API.labels && API.labels.status && WORDS.status_running) {
+    API.labels.status.running = WORDS.status_running;
+  }
+
+  // The page text marks what the script fills in as %name% (the server fills {name}).
+  function fill(template, values) {
+    return String(template || "").replace(/%(\w+)%/g, function (all, name) {
+      return values[name] != null ? String(values[name]) : all;
+    });
+  }
+
+  function copy(value) { return JSON.parse(JSON.stringify(value)); }
+
+  function Panel(el, fig) {
+    this.el = el;
+    this.fig = fig;
+    this.controls = el.querySelector(".replay-controls");
+    this.statusEl = el.querySelector(".replay-status");
+    this.chartEl = el.querySelector(".replay-chart");
+    this.inflight = null;
+    this.inflightBody = null;
+    this.timer = null;
+    this.bind();
+    this.controls.disabled = false;
+  }
+
+  Panel.prototype.state = function () {
+    var s = this.fig.state;
+    if (!s.replay) s.replay = { data: null, index: null, playing: false, joints: true, key: null, waiting: false };
+    return s.replay;
+  };
+
+  // What a replay depends on in the figure's state: when it changes, the replay is stale.
+  Panel.prototype.key = function () {
+    var s = this.fig.state;
+    return JSON.stringify([s.method, s.bones, s.damping, s.iterations, s.bend, s.frame.target]);
+  };
+
+  Panel.prototype.control = function (name) {
+    return this.controls.querySelector('[name="' + name + '"]');
+  };
+
+  Panel.prototype.body = function () {
+    var live = this.fig.body();
+    var max = Number(this.el.getAttribute("data-max-iterations")) || 200;
+    var s = this.fig.state;
+    var iterative = s.method !== "analytic";
+    return {
+      kind: "replay",
+      lang: API.data.lang,
+      lengths: live.lengths,
+      target: s.frame.target, // the solved target (with smoothing, where the ring is drawn)
+      method: iterative ? s.method : "ccd",
+      bend: s.bend,
+      iterations: Math.min(s.iterations, max),
+      tolerance: s.tolerance,
+      damping: iterative && s.method !== "fabrik" ? s.damping : null,
+      joint_steps: this.state().joints,
+    };
+  };
+
+  Panel.prototype.request = function () {
+    var body = this.body();
+    var rs = this.state();
+    rs.waiting = true;
+    rs.key = this.key();
+    this.stop();
+    this.inflightBody = body;
+    this.inflight = API.transport.send(this, body);
+    this.fig.update();
+  };
+
+  Panel.prototype.receive = function (reply) {
+    if (reply.id !== this.inflight) return;
+    this.inflight = null;
+    this.inflightBody = null;
+    var rs = this.state();
+    rs.waiting = false;
+    if (!reply.ok) {
+      rs.error = reply.error || "error";
+      rs.data = null;
+      rs.index = null;
+      this.fig.state.shown = null;
+      this.fig.update();
+      return;
+    }
+    rs.error = null;
+    rs.data = reply.replay;
+    this.chartEl.innerHTML = reply.replay.chart;
+    this.show(0);
+    this.play();
+  };
+
+  // The frame the figure draws for step i: the live frame with this step's pose.
+  Panel.prototype.stepFrame = function (i) {
+    var rs = this.state();
+    var step = rs.data.steps[i];
+    var last = i === rs.data.steps.length - 1;
+    var frame = copy(this.fig.state.frame);
+    frame.result.joints = step.joints;
+    for (var k in step.readings) {
+      if (Object.prototype.hasOwnProperty.call(step.readings, k)) frame.readings[k] = step.readings[k];
+    }
+    frame.status = last ? rs.data.status : "running";
+    return frame;
+  };
+
+  Panel.prototype.show = function (i) {
+    var rs = this.state();
+    if (!rs.data) return;
+    var n = rs.data.steps.length;
+    rs.index = Math.max(0, Math.min(n - 1, i));
+    this.fig.state.shown = this.stepFrame(rs.index);
+    this.fig.update();
+  };
+
+  Panel.prototype.play = function () {
+    var rs = this.state();
+    if (!rs.data) return;
+    if (rs.index == null || rs.index >= rs.data.steps.length - 1) this.show(0);
+    rs.playing = true;
+    var self = this;
+    this.stop(true);
+    this.timer = setInterval(function () {
+      var state = self.state();
+      if (!state.playing || state.index == null || !state.data) { self.stop(); self.fig.update(); return; }
+      if (state.index >= state.data.steps.length - 1) { self.stop(); self.fig.update(); return; }
+      self.show(state.index + 1);
+    }, STEP_MS);
+    this.fig.update();
+  };
+
+  Panel.prototype.stop = function (keepFlag) {
+    if (this.timer != null) clearInterval(this.timer);
+    this.timer = null;
+    if (!keepFlag && this.fig.state.replay) this.fig.state.replay.playing = false;
+  };
+
+  Panel.prototype.live = function () {
+    this.stop();
+    var rs = this.state();
+    rs.index = null;
+    this.fig.state.shown = null;
+    this.fig.update();
+  };
+
+  Panel.prototype.bind = function () {
+    var self = this;
+    this.controls.addEventListener("click", function (event) {
+      var button = event.target.closest("button");
+      if (!button) return;
+      var rs = self.state();
+      switch (button.name) {
+        case "start": self.request(); break;
+        case "play":
+          if (rs.playing) { self.stop(); self.fig.update(); }
+          else if (!rs.data || rs.key !== self.key()) self.request();
+          else self.play();
+          break;
+        case "back":
+        case "forward":
+          self.stop();
+          if (!rs.data || rs.key !== self.key()) { self.request(); self.stop(); break; }
+          var at = rs.index == null ? rs.data.steps.length - 1 : rs.index;
+          self.show(at + (button.name === "back" ? -1 : 1));
+          break;
+        case "live": self.live(); break;
+        default: return;
+      }
+    });
+    this.control("scrub").addEventListener("input", function (event) {
+      var rs = self.state();
+      if (!rs.data) return;
+      self.stop();
+      self.show(parseInt(event.target.value, 10));
+    });
+    this.control("joints").addEventListener("change", function (event) {
+      self.state().joints = !!event.target.checked;
+      self.request();
+    });
+  };
+
+  // The panel's layers, redrawn from the figure's state at the end of its update().
+  Panel.prototype.update = function () {
+    var rs = this.state();
+    var s = this.fig.state;
+    // The reader's input (drag, keys, a control) ended the replay: back to live.
+    if (rs.index != null && !s.shown) {
+      this.stop();
+      rs.index = null;
+    }
+    var stale = !!rs.data && rs.key !== this.key();
+    var data = rs.data;
+    var text;
+    if (rs.waiting) text = WORDS.waiting;
+    else if (rs.error) text = rs.error;
+    else if (stale) text = WORDS.stale;
+    else if (data && rs.index != null) {
+      var step = data.steps[rs.index];
+      var total = data.iterations;
+      if (rs.index === data.steps.length - 1) {
+        var status = (API.labels.status && API.labels.status[data.status]) || data.status;
+        text = fill(WORDS.final, { total: total, status: status, error: data.error });
+      } else if (step.iteration === 0) text = fill(WORDS.position_start, { total: total });
+      else if (step.joint != null) text = fill(WORDS.position_joint, { k: step.iteration, total: total, j: step.joint });
+      else text = fill(WORDS.position, { k: step.iteration, total: total });
+    }
+    if (text != null && this.statusEl.textContent !== text) this.statusEl.textContent = text;
+    this.el.classList.toggle("is-stale", stale);
+    this.el.classList.toggle("is-replaying", rs.index != null);
+    this.el.setAttribute("data-index", rs.index == null ? "" : String(rs.index));
+
+    var play = this.control("play");
+    var playText = rs.playing ? WORDS.pause : WORDS.play;
+    if (play.textContent !== playText) play.textContent = playText;
+    play.setAttribute("aria-pressed", rs.playing ? "true" : "false");
+    var scrub = this.control("scrub");
+    var usable = !!data && !stale;
+    scrub.disabled = !usable;
+    if (data) {
+      scrub.max = String(data.steps.length - 1);
+      if (rs.index != null) scrub.value = String(rs.index);
+    }
+    this.control("back").disabled = !usable || rs.index === 0;
+    this.control("forward").disabled = usable && rs.index != null && rs.index >= data.steps.length - 1;
+    this.control("live").disabled = rs.index == null;
+    var joints = this.control("joints");
+    joints.checked = rs.joints;
+    joints.closest("label").hidden = s.method !== "ccd";
+
+    // The joint that has just turned (CCD, joint by joint) is ringed in the figure.
+    var turning = data && rs.index != null && !stale ? data.steps[rs.index].joint : null;
+    var marks = this.fig.svg.querySelectorAll(".root, .joints .joint");
+    for (var m = 0; m < marks.length; m++) {
+      var index = marks[m].classList.contains("root") ? 0 : Number(marks[m].getAttribute("data-index"));
+      marks[m].classList.toggle("is-turning", turning != null && index === turning);
+    }
+
+    var cursor = this.chartEl.querySelector(".cursor");
+    var dot = this.chartEl.querySelector(".cursor-dot");
+    if (cursor && dot) {
+      var visible = !!data && rs.index != null && !stale;
+      cursor.setAttribute("visibility", visible ? "visible" : "hidden");
+      dot.setAttribute("visibility", visible ? "visible" : "hidden");
+      if (visible) {
+        var at = data.steps[rs.index];
+        cursor.setAttribute("x1", String(at.x));
+        cursor.setAttribute("x2", String(at.x));
+        dot.setAttribute("cx", String(at.x));
+        dot.setAttribute("cy", String(at.y));
+      }
+    }
+  };
+
+  function attach() {
+    var figures = window.__ikchainFigures || {};
+    document.querySelectorAll(".replay[data-replay-for]").forEach(function (el) {
+      var fig = figures[el.getAttribute("data-replay-for")];
+      if (!fig) return;
+      var panel = new Panel(el, fig);
+      panels[fig.id] = panel;
+      window.__ikchainReplays = panels;
+    });
+    API.hooks.push(function (fig) {
+      var panel = panels[fig.id];
+      if (panel) panel.update();
+    });
+    Object.keys(panels).forEach(function (id) { panels[id].fig.update(); });
+  }
+
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", attach);
+  else attach();
+})();

@@ -1,0 +1,215 @@
+"""Issue 9's new capabilities in Chromium: the replay (and, later, moving targets and
+section 2.5), on desktop and on a 390 × 844 touch phone, in both languages.
+
+The page's scripts only draw what the server sends, so each check reads the server's
+numbers back off the page (SVG attributes, readings) and holds them to properties
+that could fail: the drawn pose is the replayed step's, the cursor follows the step,
+the reader's input ends a replay.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ikchain.lesson.content import load_text
+
+SCREENSHOTS = Path(__file__).resolve().parents[2] / "artifacts" / "screenshots"
+PHONE = {"width": 390, "height": 844}
+
+
+def open_lesson(page: Any, base: str, lang: str = "en") -> None:
+    page.goto(f"{base}/?lang={lang}")
+    page.wait_for_function("document.documentElement.classList.contains('js-ready')")
+
+
+def wait_idle(page: Any, fig: str) -> None:
+    page.wait_for_function(
+        """id => {
+            const f = window.__ikchainFigures[id];
+            return f && f.inflight === null && !f.pending && f.state.frame.settled !== false;
+        }""",
+        arg=fig,
+    )
+
+
+def start_replay(page: Any, fig: str) -> dict[str, Any]:
+    """Press "Replay from the start pose", wait for the answer, pause; the replay data."""
+    page.locator(f"#{fig}-replay button[name=start]").click()
+    page.wait_for_function(
+        """id => { const p = window.__ikchainReplays[id]; const r = p && p.state();
+                   return r && r.data && !r.waiting; }""",
+        arg=fig,
+    )
+    page.evaluate("id => window.__ikchainReplays[id].stop()", fig)
+    return page.evaluate("id => window.__ikchainReplays[id].state().data", fig)
+
+
+def replay_index(page: Any, fig: str) -> int | None:
+    return page.evaluate("id => window.__ikchainReplays[id].state().index", fig)
+
+
+def drawn_bones(page: Any, fig: str) -> list[list[float]]:
+    points = page.locator(f"#{fig} .bones").get_attribute("points").split()
+    return [[float(v) for v in p.split(",")] for p in points]
+
+
+def reading(page: Any, fig: str, key: str) -> str:
+    return page.locator(f"#{fig} [data-reading='{key}']").text_content().strip()
+
+
+# ----------------------------------------------------------------------------- replay
+
+
+def test_replay_draws_each_step_the_server_sent(page: Any, server_url: str) -> None:
+    open_lesson(page, server_url)
+    fig = "fig-s22"
+    live = drawn_bones(page, fig)
+    data = start_replay(page, fig)
+    steps = data["steps"]
+    assert steps[0]["iteration"] == 0 and data["method"] == "ccd"
+    # CCD, two bones, joint by joint: two steps per sweep after the start pose
+    assert len(steps) == 2 * data["iterations"] + 1
+
+    page.locator("#fig-s22-replay input[name=scrub]").evaluate(
+        "(el) => { el.value = '0'; el.dispatchEvent(new Event('input', {bubbles: true})); }"
+    )
+    assert replay_index(page, fig) == 0
+    for index in range(0, 6):
+        step = steps[index]
+        assert drawn_bones(page, fig) == step["joints"]
+        assert reading(page, fig, "error") == step["readings"]["error"]
+        assert reading(page, fig, "iterations") == str(step["iteration"])
+        cursor = page.locator("#fig-s22-replay .cursor")
+        assert float(cursor.get_attribute("x1")) == pytest.approx(step["x"], abs=1e-9)
+        assert cursor.get_attribute("visibility") == "visible"
+        turning = page.locator("#fig-s22 .is-turning")
+        assert turning.count() == (0 if step["joint"] is None else 1)
+        page.locator("#fig-s22-replay button[name=forward]").click()
+        assert replay_index(page, fig) == index + 1
+
+    status = page.locator("#fig-s22-replay .replay-status").text_content()
+    assert "joint" in status  # "Iteration 3 of N: joint 0 has just turned."
+    page.locator("#fig-s22-replay button[name=back]").click()
+    assert replay_index(page, fig) == 5
+
+    # Back to live: the live frame is drawn again.
+    page.locator("#fig-s22-replay button[name=live]").click()
+    assert replay_index(page, fig) is None
+    assert drawn_bones(page, fig) == live
+
+
+def test_replay_plays_to_the_final_pose_and_says_why_it_stopped(page: Any, server_url: str) -> None:
+    open_lesson(page, server_url)
+    fig = "fig-s23"
+    page.locator(f"#{fig}-replay input[name=joints]").uncheck()
+    data = start_replay(page, fig)
+    assert all(step["joint"] is None for step in data["steps"])
+    page.locator(f"#{fig}-replay button[name=play]").click()
+    last = len(data["steps"]) - 1
+    page.wait_for_function(
+        "([id, last]) => window.__ikchainReplays[id].state().index === last",
+        arg=[fig, last],
+        timeout=20_000,
+    )
+    assert drawn_bones(page, fig) == data["steps"][-1]["joints"]
+    text = load_text("en")
+    status = page.locator(f"#{fig}-replay .replay-status").text_content()
+    assert text["status"][data["status"]] in status and data["error"] in status
+    assert page.locator(f"#{fig}").get_attribute("data-status") == data["status"]
+
+
+def test_damping_and_iteration_limit_show_in_the_replay(page: Any, server_url: str) -> None:
+    """Defect 5: with a warm start the figure hides them; the replay shows them."""
+    open_lesson(page, server_url)
+    fig = "fig-s22"
+    full = start_replay(page, fig)
+    page.locator(f"#{fig} input[name=damping]").fill("0.25")
+    wait_idle(page, fig)
+    assert page.locator(f"#{fig}-replay").get_attribute("class").split().count("is-stale") == 1
+    slow = start_replay(page, fig)
+    assert slow["iterations"] > full["iterations"]
+    page.locator(f"#{fig} input[name=iterations]").fill("5")
+    page.locator(f"#{fig} input[name=iterations]").press("Enter")
+    wait_idle(page, fig)
+    short = start_replay(page, fig)
+    assert short["iterations"] == 5 and short["status"] == "max_iterations"
+    last = [float(run["steps"][-1]["readings"]["error"]) for run in (short, slow)]
+    assert last[0] > last[1]
+
+
+def test_dragging_the_ring_ends_the_replay(page: Any, server_url: str) -> None:
+    open_lesson(page, server_url)
+    fig = "fig-s22"
+    start_replay(page, fig)
+    assert replay_index(page, fig) is not None
+    page.locator(f"#{fig} .target").focus()
+    page.keyboard.press("ArrowUp")
+    wait_idle(page, fig)
+    assert replay_index(page, fig) is None
+    frame = page.evaluate("id => window.__ikchainFigures[id].state.frame.result.joints", fig)
+    assert drawn_bones(page, fig) == frame
+    assert "is-stale" in page.locator(f"#{fig}-replay").get_attribute("class")
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_replay_on_a_phone_with_touch(browser: Any, server_url: str, lang: str) -> None:
+    context = browser.new_context(viewport=PHONE, has_touch=True, is_mobile=True)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    try:
+        open_lesson(page, server_url, lang)
+        fig = "fig-s22"
+        page.locator(f"#{fig}-replay button[name=start]").scroll_into_view_if_needed()
+        page.locator(f"#{fig}-replay button[name=start]").tap()
+        page.wait_for_function(
+            "id => { const r = window.__ikchainReplays[id].state(); return r.data && !r.waiting; }",
+            arg=fig,
+        )
+        page.locator(f"#{fig}-replay button[name=play]").tap()  # pause
+        at = replay_index(page, fig)
+        page.locator(f"#{fig}-replay button[name=forward]").tap()
+        assert replay_index(page, fig) == at + 1
+        panel = page.locator(f"#{fig}-replay")
+        width = panel.evaluate("el => [el.scrollWidth, el.clientWidth]")
+        assert width[0] <= width[1]
+        box = panel.bounding_box()
+        assert box["x"] >= 0 and box["x"] + box["width"] <= PHONE["width"]
+        words = load_text(lang)["replay"]
+        assert page.locator(f"#{fig}-replay .replay-title").text_content() == words["title"]
+        # chart labels stay legible: the tick font is at least 11 CSS px on screen
+        size = page.locator(f"#{fig}-replay svg.error-chart").evaluate(
+            """svg => { const t = svg.querySelector('.tick');
+                        return t.getBoundingClientRect().height; }"""
+        )
+        assert size >= 11
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        panel.screenshot(path=str(SCREENSHOTS / f"replay-phone-{lang}.png"))
+        assert errors == []
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_replay_panel_desktop_screenshot(page: Any, server_url: str, lang: str) -> None:
+    open_lesson(page, server_url, lang)
+    start_replay(page, "fig-s22")
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.locator("#fig-s22-replay").screenshot(path=str(SCREENSHOTS / f"replay-{lang}.png"))
+    status = page.locator("#fig-s22-replay .replay-status").text_content()
+    assert status and "{" not in status and "%" not in status
+
+
+def test_replay_without_scripts_shows_the_default_solve(page_no_js: Any, server_url: str) -> None:
+    page_no_js.goto(f"{server_url}/?lang=en")
+    panel = page_no_js.locator("#fig-s22-replay")
+    assert panel.locator("button[name=start]").is_disabled()
+    summary = panel.locator(".replay-status").text_content()
+    assert "CCD" in summary and "{" not in summary and "%" not in summary
+    assert panel.locator("svg.error-chart polyline").count() == 1
+    box = panel.locator("svg.error-chart").bounding_box()
+    assert box["width"] > 200 and math.isfinite(box["height"])

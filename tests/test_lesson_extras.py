@@ -1,0 +1,204 @@
+"""Issue 9's new request kinds and blocks, without a browser: replay (and, later,
+moving targets and section 2.5).
+
+Expected values are derived independently: geometric properties of each step (bone
+lengths kept, CCD's aim after a joint's turn), the error trace recorded by one solve
+(``trace=True``) against the replay's poses, and plain distances.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+
+import numpy as np
+import pytest
+from starlette.testclient import TestClient
+
+import ikchain
+from ikchain.lesson import replay
+from ikchain.web.app import build_app
+from ikchain.web.protocol import frame_reply
+
+TWO = [0.8, 0.6]
+THREE = [0.6, 0.45, 0.35]
+#: Positions are compared to rounding of a few operations on metre-sized numbers.
+TIGHT = 1e-12
+
+
+def ask(**body):
+    return frame_reply(json.dumps({"id": 3, **body}))
+
+
+def replay_of(**body):
+    answer = ask(kind="replay", **body)
+    assert answer["ok"] is True, answer
+    assert answer["id"] == 3
+    return answer["replay"]
+
+
+@pytest.fixture(scope="module")
+def client():
+    with TestClient(build_app(), base_url="http://127.0.0.1") as test_client:
+        yield test_client
+
+
+# ----------------------------------------------------------------------------- replay
+
+
+@pytest.mark.parametrize("method", ["ccd", "fabrik", "dls"])
+@pytest.mark.parametrize("lengths", [TWO, THREE])
+def test_replay_keeps_every_bone_length_and_measures_the_error_it_prints(method, lengths):
+    target = [0.7, 0.55]
+    view = replay_of(lengths=lengths, target=target, method=method, iterations=64)
+    assert len(view["steps"]) >= 2
+    for step in view["steps"]:
+        joints = np.array(step["joints"])
+        np.testing.assert_allclose(joints[0], [0.0, 0.0], atol=0)
+        bones = np.hypot(*np.diff(joints, axis=0).T)
+        np.testing.assert_allclose(bones, lengths, rtol=0, atol=TIGHT)
+        error = math.hypot(joints[-1][0] - target[0], joints[-1][1] - target[1])
+        assert float(step["readings"]["error"]) == pytest.approx(error, abs=5e-7)
+
+
+@pytest.mark.parametrize("method", ["ccd", "fabrik", "dls"])
+def test_replay_poses_are_the_one_solves_poses(method):
+    """The error after each whole iteration is the trace one run of the solve records."""
+    chain = ikchain.Chain(THREE)
+    target = np.array([0.9, 0.5])
+    recorded = ikchain.solve(chain, target, method, max_iterations=40, trace=True)
+    view = replay_of(lengths=THREE, target=target.tolist(), method=method, iterations=40)
+    whole = [s for s in view["steps"] if s["joint"] in (None, 0)]
+    assert [s["iteration"] for s in whole] == list(range(recorded.iterations + 1))
+    errors = [math.hypot(*(np.array(s["joints"][-1]) - target)) for s in whole]
+    np.testing.assert_allclose(errors, recorded.trace, rtol=0, atol=TIGHT)
+    np.testing.assert_allclose(view["steps"][-1]["joints"], recorded.joints, rtol=0, atol=0)
+    assert view["iterations"] == recorded.iterations
+    assert view["status"] == str(recorded.status)
+
+
+def test_replay_starts_from_the_slightly_bent_start_pose_not_the_drawn_one():
+    start = ikchain.solvers.default_init(ikchain.Chain(TWO), -1)
+    view = replay_of(lengths=TWO, target=[1.0, 0.6], method="ccd", iterations=64, bend=-1)
+    expected = ikchain.kinematics.joints_from_angles(np.array(TWO), start[None, :])[0]
+    np.testing.assert_allclose(view["steps"][0]["joints"], expected, rtol=0, atol=0)
+    assert view["steps"][0]["iteration"] == 0 and view["steps"][0]["joint"] is None
+
+
+def test_ccd_joint_steps_aim_the_tip_at_the_target_from_the_joint_that_turned():
+    """After joint j turns (damping 1, no limits), pivot j, tip and target are in line."""
+    target = np.array([0.9, 0.5])
+    view = replay_of(lengths=THREE, target=target.tolist(), method="ccd", iterations=30)
+    turned = [s for s in view["steps"] if s["joint"] is not None]
+    assert {s["joint"] for s in turned} == {0, 1, 2}
+    for step in turned:
+        joints = np.array(step["joints"])
+        pivot, tip = joints[step["joint"]], joints[-1]
+        to_tip, to_target = tip - pivot, target - pivot
+        cross = to_tip[0] * to_target[1] - to_tip[1] * to_target[0]
+        sine = cross / (np.hypot(*to_tip) * np.hypot(*to_target))
+        assert abs(sine) <= 1e-9
+        assert to_tip @ to_target > 0
+    # joint by joint: within sweep k, joints n-1 … 0 in that order
+    for k in range(1, view["iterations"] + 1):
+        assert [s["joint"] for s in turned if s["iteration"] == k] == [2, 1, 0]
+
+
+def test_ccd_without_joint_steps_gives_whole_sweeps_only():
+    view = replay_of(
+        lengths=THREE, target=[0.9, 0.5], method="ccd", iterations=20, joint_steps=False
+    )
+    assert [s["iteration"] for s in view["steps"]] == list(range(view["iterations"] + 1))
+    assert all(s["joint"] is None for s in view["steps"])
+
+
+def test_smaller_damping_replays_more_iterations():
+    full = replay_of(lengths=TWO, target=[1.0, 0.6], method="ccd", iterations=200, damping=1.0)
+    slow = replay_of(lengths=TWO, target=[1.0, 0.6], method="ccd", iterations=200, damping=0.25)
+    assert slow["iterations"] > full["iterations"]
+
+
+def test_replay_cursor_moves_right_and_stays_in_the_plot():
+    view = replay_of(lengths=TWO, target=[1.0, 0.6], method="ccd", iterations=64)
+    xs = [s["x"] for s in view["steps"]]
+    assert all(b > a for a, b in itertools.pairwise(xs))
+    left, right, top, bottom = replay.plots.ERROR_CHART_MARGIN
+    width, height = replay.plots.ERROR_CHART_SIZE
+    for step in view["steps"]:
+        assert left - 0.01 <= step["x"] <= width - right + 0.01
+        assert top - 0.01 <= step["y"] <= height - bottom + 0.01
+    assert view["chart"].startswith("<svg") and view["chart"].count("<polyline") == 1
+
+
+def test_replay_labels_follow_the_language():
+    zh = replay_of(lengths=TWO, target=[1.0, 0.6], method="dls", iterations=10, lang="zh")
+    en = replay_of(lengths=TWO, target=[1.0, 0.6], method="dls", iterations=10, lang="en")
+    assert "迭代" in zh["chart"] and "iteration" in en["chart"]
+
+
+@pytest.mark.parametrize(
+    ("changes", "expected"),
+    [
+        ({"iterations": replay.MAX_REPLAY_ITERATIONS + 1}, "iterations: expected at most"),
+        ({"iterations": None}, "iterations: expected a whole number"),
+        ({"iterations": -1}, "max_iterations"),
+        ({"iterations": 2.5}, "max_iterations"),
+        ({"method": "analytic"}, "method: expected one of ccd, fabrik, dls"),
+        ({"target": [[1.0, 0.5], [0.2, 0.3]]}, "target: expected one point"),
+        ({"target": ["a", 0]}, "target"),
+        ({"joint_steps": "yes"}, "joint_steps: expected true or false"),
+        ({"lang": "fr"}, "lang: expected one of zh, en"),
+        ({"lang": ["zh"]}, "lang: expected one of zh, en"),
+        ({"smoothing": 0.5}, "request: expected keys among"),
+        ({"lengths": [0.1] * 40}, "lengths: expected at most"),
+    ],
+)
+def test_bad_replay_requests_get_a_message(changes, expected):
+    body = {
+        "kind": "replay",
+        "lengths": TWO,
+        "target": [1.0, 0.6],
+        "method": "ccd",
+        "iterations": 8,
+    }
+    body.update(changes)
+    if body["iterations"] is None:
+        del body["iterations"]
+    answer = frame_reply(json.dumps({"id": 9, **body}))
+    assert answer["ok"] is False and answer["id"] == 9
+    assert expected in answer["error"]
+
+
+def test_unknown_kind_is_refused_and_a_frame_still_works(client):
+    answer = ask(kind="teleport", lengths=TWO, target=[1.0, 0.6])
+    assert answer["ok"] is False and "kind: expected one of frame, replay" in answer["error"]
+    assert ask(kind="frame", lengths=TWO, target=[1.0, 0.6], method="ccd")["ok"] is True
+    response = client.post(
+        "/api/frame", json={"kind": "replay", "lengths": TWO, "target": [1, 0.6]}
+    )
+    assert response.status_code == 400 and "iterations" in response.json()["error"]
+    good = {"kind": "replay", "lengths": TWO, "target": [1, 0.6], "method": "dls", "iterations": 9}
+    response = client.post("/api/frame", json=good)
+    assert response.status_code == 200 and response.json()["replay"]["status"] == "converged"
+
+
+def test_replay_over_the_websocket(client):
+    with client.websocket_connect("ws://127.0.0.1/ws") as socket:
+        socket.send_text(
+            json.dumps({"id": 1, "kind": "replay", "lengths": TWO, "target": [1, 0.6]})
+        )
+        assert socket.receive_json()["ok"] is False
+        body = {"id": 2, "kind": "replay", "lengths": TWO, "target": [1, 0.6], "method": "ccd"}
+        socket.send_text(json.dumps({**body, "iterations": 12}))
+        answer = socket.receive_json()
+        assert answer["id"] == 2 and answer["ok"] and answer["replay"]["steps"]
+
+
+def test_page_has_a_replay_panel_with_the_default_solves_chart(client):
+    for lang in ("zh", "en"):
+        html = client.get("/", params={"lang": lang}).text
+        for fig in ("fig-s22", "fig-s23"):
+            assert f'data-replay-for="{fig}"' in html
+        assert html.count('class="ik-chart error-chart"') >= 2
+        assert "/static/replay.js" in html
