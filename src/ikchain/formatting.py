@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from ikchain.kinematics import wrap_angle
 from ikchain.result import Result
 
 
@@ -38,9 +39,39 @@ def format_point(point: Any, digits: int = 6) -> str:
     return f"({format_number(x, digits)}, {format_number(y, digits)})"
 
 
+def degrees_for_people(angle: float) -> float:
+    """Radians → degrees in (−180°, 180°], the range a person reads angles in.
+
+    Solvers keep continuous angles (a warm start after one lap is 2π, not 0); only
+    the text a person reads is wrapped. ``wrap_angle`` gives [−π, π); the −π end
+    is mapped to +π, so a half turn always reads 180°.
+    """
+    wrapped = float(wrap_angle(float(angle)))
+    if wrapped <= -math.pi:
+        wrapped += 2.0 * math.pi
+    return math.degrees(wrapped)
+
+
+def format_angle(angle: float, digits: int = 4) -> str:
+    """One angle (radians) as fixed-point degrees in (−180°, 180°], e.g. ``"-12.30°"``.
+
+    Always fixed point: an angle too small to show reads ``0.00°`` (an angle is a
+    pose, not an error, so no scientific notation mixes into a list of angles).
+    A value that rounds to −180 at this precision reads as 180.
+    """
+    degrees = degrees_for_people(angle)
+    text = f"{degrees:.{digits}f}"
+    zero = "0." + "0" * digits if digits > 0 else "0"
+    if text == "-" + zero:
+        text = zero
+    elif text == f"{-180:.{digits}f}":
+        text = f"{180:.{digits}f}"
+    return text + "°"
+
+
 def format_degrees(angles: Any, digits: int = 4) -> str:
-    """Radians → comma-separated degrees, e.g. ``"12.3456°, -4.0000°"``."""
-    return ", ".join(f"{format_number(math.degrees(float(a)), digits)}°" for a in np.ravel(angles))
+    """Radians → comma-separated degrees in (−180°, 180°], e.g. ``"12.3456°, -4.0000°"``."""
+    return ", ".join(format_angle(float(a), digits) for a in np.ravel(angles))
 
 
 def format_result_text(result: Result) -> str:

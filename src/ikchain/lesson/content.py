@@ -86,7 +86,7 @@ SECTIONS: tuple[Section, ...] = (
         2,
         "ccd",
         (1.0, 0.6),
-        extra_controls=("stall",),
+        extra_controls=("cold", "stall"),
         blocks=(
             ("text", "intro"),
             ("figure", ""),
@@ -95,11 +95,11 @@ SECTIONS: tuple[Section, ...] = (
             ("text", "reading"),
             ("table", "table-2-damping"),
             ("text", "damping"),
-            ("table", "table-2-stall"),
-            ("text", "stall"),
             ("table", "table-2b"),
             ("chart", "chart-2b"),
             ("text", "t2b"),
+            ("table", "table-2-stall"),
+            ("text", "stall"),
         ),
     ),
     Section(
@@ -176,6 +176,7 @@ def placeholder_values() -> dict[str, str]:
         "ac_joint1_gap": format_number(facts["ac_joint1_gap"], 3),
         "far_d": format_number(facts["far_d"], 2),
         "far_error": format_number(facts["far_error"], 2),
+        "iter_max": str(CAPS["max_iterations"]),
         # issue 9's extras (text blocks [replay] …)
         "max_replay": str(extras.replay.MAX_REPLAY_ITERATIONS),
     }
@@ -210,6 +211,23 @@ def table_words(text: dict[str, Any]) -> dict[str, str]:
 # -- Tables, figures, chart ---------------------------------------------------------------
 
 
+#: The tables' numbers, as the text cites them (the source's ①–④; 2.2's side tables a–c).
+TABLE_NUMBERS: dict[str, str] = {
+    "table-1": "①",
+    "table-2": "②",
+    "table-2-damping": "②a",
+    "table-2b": "②b",
+    "table-2-stall": "②c",
+    "table-3": "③",
+    "table-4": "④",
+}
+
+
+def table_name(table_id: str, text: dict[str, Any]) -> str:
+    """ "Table ②b" / "表②b": how the text and the caption name a table."""
+    return text["page"]["table_name"].replace("%number%", TABLE_NUMBERS[table_id])
+
+
 def table_view(table_id: str, text: dict[str, Any]) -> dict[str, Any]:
     """One table for the template and the CLI: caption, headers, cells, raw values."""
     table = compute_tables()[table_id]
@@ -218,7 +236,9 @@ def table_view(table_id: str, text: dict[str, Any]) -> dict[str, Any]:
     columns_key = "columns" if table.text_key == "table" else f"{table.text_key}_columns"
     return {
         "id": table.id,
-        "caption": section[caption_key],
+        "name": table_name(table.id, text),
+        "caption": f"{table_name(table.id, text)}  {section[caption_key]}",
+        "caption_text": section[caption_key],
         "columns": section[columns_key],
         "rows": format_table(table, table_words(text)),
         "values": table.values,
@@ -298,6 +318,7 @@ def figure_view(section: Section, text: dict[str, Any]) -> dict[str, Any]:
             "bones": sorted(LENGTHS_BY_BONES),
             "lengths_by_bones": {str(n): list(v) for n, v in LENGTHS_BY_BONES.items()},
             "smoothing": SMOOTHING,
+            "max_iterations": CAPS["max_iterations"],
             "stall": {"target": list(STALL_TARGET), "init": [0.0, 0.0]},
         },
     }
@@ -348,6 +369,7 @@ def _page_context(lang: str) -> dict[str, Any]:
             "status": text["status"],
             "readings": text["readings"],
             "controls": text["controls"],
+            "messages": text["messages"],
             "replay": text["replay"],
         },
         "method_takes": METHOD_TAKES,

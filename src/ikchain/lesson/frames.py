@@ -19,8 +19,10 @@ from typing import Any
 import numpy as np
 
 from ikchain.chain import Chain
+from ikchain.checks import check_bend
 from ikchain.family import angles_from_family, family_from_angles
 from ikchain.formatting import format_degrees, format_number, format_point
+from ikchain.kinematics import wrap_angle
 from ikchain.result import Result
 from ikchain.solvers import METHODS, OPTIONS, solve
 
@@ -40,6 +42,9 @@ METHOD_TAKES: dict[str, list[str]] = {
 
 #: A smoothed target this close to the pointer counts as arrived (m).
 SETTLED = 1e-6
+#: A net turn this close to 0 or to a half turn (rad) is on both sides at once:
+#: the straight and the fully folded chain keep any bend direction.
+BEND_SLACK = 1e-9
 
 
 @dataclass(frozen=True)
@@ -63,8 +68,14 @@ class FrameRequest:
     family: float | None
 
 
-def readings_from_result(result: Result, chain: Chain) -> dict[str, str]:
-    """The readings panel's numbers, formatted once, here, for page and script alike."""
+def readings_from_result(
+    result: Result, chain: Chain, iterations: int | None = None
+) -> dict[str, str]:
+    """The readings panel's numbers, formatted once, here, for page and script alike.
+
+    ``iterations`` overrides the result's count when a frame took two solves (see
+    :func:`keep_bend`).
+    """
     d = math.hypot(*result.target)
     return {
         "target": format_point(result.target, 4),
@@ -73,7 +84,7 @@ def readings_from_result(result: Result, chain: Chain) -> dict[str, str]:
         "angles": format_degrees(result.angles, 2),
         "tip": format_point(result.end, 4),
         "error": format_number(result.error, 6),
-        "iterations": str(result.iterations),
+        "iterations": str(result.iterations if iterations is None else iterations),
         "joint1": format_point(result.joints[1], 4),
     }
 
@@ -100,10 +111,21 @@ def frame_from_request(request: FrameRequest) -> dict[str, Any]:
     settled = bool(math.hypot(*(pointer - target)) <= SETTLED)
     if settled:
         target = pointer
+    options = dict(solve_request.options)
+    bend = options.get("bend")
+    if bend is not None:
+        bend = check_bend(bend)
+        if "init" in options:  # the start is given: bend says which side to keep
+            del options["bend"]
+    iterations = None
     if request.family is not None:
         result = family_result(solve_request, target, request.family)
     else:
-        result = solve(chain, target, solve_request.method, **solve_request.options)
+        result = solve(chain, target, solve_request.method, **options)
+        if bend is not None and solve_request.method != "analytic":
+            result, iterations = keep_bend(
+                chain, target, solve_request.method, options, result, bend
+            )
     family = None
     if chain.n_bones == 3 and result.reachable and math.hypot(*target) > 0.0:
         family = {"position": family_from_angles(chain, target, result.angles)}
@@ -111,13 +133,77 @@ def frame_from_request(request: FrameRequest) -> dict[str, Any]:
         "result": result.as_dict(),
         "target": result.target.tolist(),
         "reach": {"inner": chain.inner_radius, "outer": chain.outer_radius},
-        "readings": readings_from_result(result, chain),
+        "readings": readings_from_result(result, chain, iterations),
         "reachable": result.reachable,
         "status": str(result.status),
         "gap": not result.reachable,
         "family": family,
+        "bend": bend_of_pose(result.angles),
         "settled": settled,
     }
+
+
+def net_turn(angles: Any) -> float:
+    """How far the chain turns from its first bone to its last (rad, in (−π, π]).
+
+    The sum of the joint angles after the root: positive when the chain bends
+    counter-clockwise on the whole. For two bones it is ``dA``, the elbow branch.
+    """
+    turn = float(wrap_angle(float(np.sum(np.asarray(angles, dtype=float)[1:]))))
+    return math.pi if turn <= -math.pi else turn
+
+
+def bend_of_pose(angles: Any) -> int | None:
+    """+1 (counter-clockwise) or −1 (clockwise) by :func:`net_turn`; None when the
+    chain is straight or fully folded, which bends neither way."""
+    turn = net_turn(angles)
+    if abs(turn) <= BEND_SLACK or abs(turn) >= math.pi - BEND_SLACK:
+        return None
+    return 1 if turn > 0 else -1
+
+
+def mirror_pose(angles: Any, target: Any) -> np.ndarray:
+    """The pose reflected across the line from the root through ``target`` (rad).
+
+    A bone at world angle θ goes to 2φ − θ (φ the target's direction), so the root
+    angle becomes 2φ − a₀ and every later joint angle changes sign. The reflection
+    fixes every point of that line, the target among them, so the mirrored tip is
+    exactly as far from the target as the original: the same quality of answer,
+    bending the other way.
+    """
+    mirrored = -np.asarray(angles, dtype=float)
+    phi = math.atan2(float(target[1]), float(target[0]))
+    mirrored[0] = 2.0 * phi + mirrored[0]
+    return mirrored
+
+
+def keep_bend(
+    chain: Chain,
+    target: np.ndarray,
+    method: str,
+    options: dict[str, Any],
+    result: Result,
+    bend: int,
+) -> tuple[Result, int | None]:
+    """Hold an iterative solve to the bend direction the reader chose.
+
+    CCD, FABRIK and DLS go wherever their iterations lead, and from a start bent one
+    way they can finish bent the other (CCD's first turn at the last joint often
+    flips a two-bone elbow). When ``result``'s net turn (:func:`net_turn`) has the
+    wrong sign, its mirror image (:func:`mirror_pose`) reaches the target exactly as
+    well and bends the chosen way; the same solver is run again from it, with the
+    iterations left, to check and report it. Returns the result to show and the
+    iterations both runs used (None when one run sufficed).
+    """
+    turn = net_turn(result.angles)
+    folded = abs(turn) >= math.pi - BEND_SLACK
+    if bend * turn >= -BEND_SLACK or folded or not np.any(target):
+        return result, None
+    again = {key: value for key, value in options.items() if key not in ("init", "bend")}
+    budget = int(options.get("max_iterations", 200))
+    again["max_iterations"] = max(0, budget - int(result.iterations))
+    second = solve(chain, target, method, init=mirror_pose(result.angles, target), **again)
+    return second, int(result.iterations) + int(second.iterations)
 
 
 def family_result(request: SolveRequest, target: np.ndarray, position: float) -> Result:

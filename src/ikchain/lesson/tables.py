@@ -23,7 +23,8 @@ import numpy as np
 
 from ikchain.bench.reach import sweeps_to_tolerance
 from ikchain.chain import Chain
-from ikchain.formatting import format_number, format_point
+from ikchain.formatting import degrees_for_people, format_number, format_point
+from ikchain.kinematics import wrap_angle
 from ikchain.solvers import ccd, solve
 
 #: The lesson's chains: the two-bone default, and the same reach split over 3 and 4.
@@ -92,8 +93,9 @@ def _cell(kind: str, value: Any, words: dict[str, str]) -> str:
         "fixed2": lambda v: format_number(v, 2),
         "point6": lambda v: format_point(v, 6),
         "m": lambda v: format_number(v, 6),
-        "deg": lambda v: format_number(v, 6),
-        "deg2": lambda v: format_number(v, 2),
+        "deg": lambda v: _fixed(v, 6),  # an angle, already in (−180°, 180°]
+        "deg2": lambda v: _fixed(v, 2),
+        "ddeg": lambda v: format_number(v, 6),  # a difference of angles: tiny ≠ 0 shows
         "ratio": lambda v: format_number(v, 4),
         "count": lambda v: str(int(v)),
         "cond": lambda v: format_number(v, 2),
@@ -102,6 +104,12 @@ def _cell(kind: str, value: Any, words: dict[str, str]) -> str:
         "text": str,
     }
     return formatters[kind](value)
+
+
+def _fixed(value: float, digits: int) -> str:
+    """Fixed-point text without a sign on zero (angles never switch to e-notation)."""
+    text = f"{value:.{digits}f}"
+    return text[1:] if text.startswith("-") and float(text) == 0.0 else text
 
 
 def format_table(table: TableData, words: dict[str, str]) -> list[list[str]]:
@@ -115,18 +123,19 @@ def format_table(table: TableData, words: dict[str, str]) -> list[list[str]]:
 # -- Helpers -------------------------------------------------------------------------
 
 
-def _wrap(angles: np.ndarray) -> np.ndarray:
-    return (np.asarray(angles) + math.pi) % (2.0 * math.pi) - math.pi
+def _deg(angle: float) -> float:
+    """A solver's angle (radians, continuous) as the degrees a table prints, (−180°, 180°]."""
+    return degrees_for_people(float(angle))
 
 
 def _branch(angles: np.ndarray) -> int:
-    """Elbow branch of a two-bone pose: the sign of its wrapped second angle."""
-    return 1 if _wrap(angles[1]) >= 0.0 else -1
+    """Bend direction of a two-bone pose: the sign of its wrapped second angle."""
+    return 1 if wrap_angle(float(angles[1])) >= 0.0 else -1
 
 
 def _angle_gap_deg(a: np.ndarray, b: np.ndarray) -> float:
     """Largest joint-angle difference between two poses, degrees, wrapped."""
-    return float(np.degrees(np.max(np.abs(_wrap(np.asarray(a) - np.asarray(b))))))
+    return float(np.degrees(np.max(np.abs(wrap_angle(np.asarray(a) - np.asarray(b))))))
 
 
 def _decimal_atan(x: Decimal) -> Decimal:
@@ -176,21 +185,21 @@ def _table1() -> TableData:
     rows = []
     for target in TABLE1_TARGETS:
         result = solve(chain, target, "analytic")
-        elbow = math.degrees(float(result.angles[1]))
+        elbow = _deg(result.angles[1])
         check = elbow_check_deg(l1, l2, target)
         rows.append(
             [
                 target,
                 math.hypot(*target),
                 elbow,
-                math.degrees(float(result.angles[0])),
+                _deg(result.angles[0]),
                 result.error,
                 check,
                 abs(elbow) - check,
             ]
         )
     return TableData(
-        "table-1", "s21", "table", rows, ("point2", "m", "deg", "deg", "m", "deg", "deg")
+        "table-1", "s21", "table", rows, ("point2", "m", "deg", "deg", "m", "deg", "ddeg")
     )
 
 
@@ -206,12 +215,12 @@ def _table2() -> TableData:
                 result.iterations,
                 result.error,
                 ratio,
-                math.degrees(float(result.angles[0])),
+                _deg(result.angles[0]),
                 _angle_gap_deg(result.angles, exact.angles),
             ]
         )
         previous = result.error
-    return TableData("table-2", "s22", "table", rows, ("count", "m", "ratio", "deg", "deg"))
+    return TableData("table-2", "s22", "table", rows, ("count", "m", "ratio", "deg", "ddeg"))
 
 
 def _table2_damping() -> TableData:
@@ -234,8 +243,8 @@ def _table2_damping() -> TableData:
                 damping,
                 short.iterations,
                 short.error,
-                math.degrees(float(short.angles[0])),
-                math.degrees(float(final.angles[0])),
+                _deg(short.angles[0]),
+                _deg(final.angles[0]),
             ]
         )
     return TableData(
@@ -263,7 +272,7 @@ def _table2_stall() -> TableData:
         "s22",
         "stall",
         rows,
-        ("count", "m", "deg", "status"),
+        ("count", "m", "ddeg", "status"),
         facts={"stall_error": rows[-1][1]},
     )
 
@@ -356,7 +365,7 @@ def _table4() -> TableData:
                 result.reachable,
                 result.error,
                 closed,
-                math.degrees(float(_wrap(result.angles[0]))),
+                _deg(result.angles[0]),
             ]
         )
     far = rows[TABLE4_DISTANCES.index(FAR_DISTANCE)]

@@ -26,8 +26,15 @@
   var DATA = JSON.parse(dataEl.textContent);
   var LABELS = DATA.labels || {};
   var SVGNS = "http://www.w3.org/2000/svg";
-  var STEP = 0.02; // arrow key: world metres per press
-  var BIG_STEP = 0.1; // with Shift
+  // Arrow keys move the ring on a grid of 1 cm, two cells a press (ten with Shift).
+  // The ring's coordinates are (integer / GRID), so every table row on the grid, such
+  // as (1.4, 0), is reached exactly, not as 1.4000000000000001 after a sum of steps.
+  var GRID = 100; // cells per metre
+  var STEP_CELLS = 2;
+  var BIG_STEP_CELLS = 10;
+  // While the ring rests after a move, an iterative solve that stopped at its
+  // iteration limit goes on from where it stopped, for at most this many frames.
+  var REST_FRAMES = 120;
   var REDRAW_LOG_MAX = 5000;
 
   // Which request keys each method takes, from the server's solver table (the
@@ -193,6 +200,8 @@
       self.readings[dd.getAttribute("data-reading")] = dd;
     });
     this.errorEl = el.querySelector(".fig-error");
+    this.liveEl = el.querySelector(".readings-live");
+    this.resting = 0; // frames left to keep solving while the ring rests
     this.controls = el.querySelector(".controls");
     this.inflight = null; // id of the one request in flight
     this.inflightBody = null;
@@ -248,8 +257,9 @@
       iterations: takes.iterations ? s.iterations : null,
       tolerance: takes.tolerance ? s.tolerance : null,
       damping: takes.damping ? s.damping : null,
-      // bend picks the analytic branch, or the default start when there is no warm start.
-      bend: takes.bend && init === null ? s.bend : null,
+      // bend: the analytic branch; for the iterative methods the way the default
+      // start bends and the side the server keeps the answer on (see frames.keep_bend).
+      bend: takes.bend ? s.bend : null,
       smoothing: s.smoothing,
       previous_target: s.smoothing && frame ? frame.target : null,
       family: s.family,
@@ -281,23 +291,39 @@
     if (reply.id !== this.inflight) return; // stale: newest answer wins
     var received = performance.now();
     this.inflight = null;
+    this.familyAnswer = this.inflightBody != null && this.inflightBody.family != null;
     this.inflightBody = null;
     this.familyInflight = false;
     var input = this.sentInput;
     this.sentInput = null;
     if (reply.ok) {
+      // Moving along the family can carry the chain over to the other bend: the
+      // control follows the pose, so the next drag keeps what the reader sees.
+      if (this.familyAnswer && reply.frame.bend) this.state.bend = reply.frame.bend;
       this.state.frame = reply.frame;
       this.state.error = null;
+      this.state.errorDetail = null;
     } else {
-      this.state.error = reply.error || "error";
+      // The server's message is for developers, in English; the reader gets the
+      // page's language, and the detail stays in the element's title.
+      this.state.error = (LABELS.messages && LABELS.messages.server_error) || "error";
+      this.state.errorDetail = reply.error || null;
+      this.resting = 0;
     }
     this.update();
     if (input != null) this.logRedraw(reply.id, input, received);
+    var self = this;
     if (this.pending) {
       this.request(null);
     } else if (reply.ok && reply.frame.settled === false && this.state.smoothing) {
-      var self = this;
       requestAnimationFrame(function () { if (self.inflight == null) self.request(null); });
+    } else if (reply.ok && reply.frame.status === "max_iterations" && this.resting > 0 &&
+               this.dragging == null) {
+      // The ring rests and the solve stopped at its limit: keep solving, warm.
+      this.resting -= 1;
+      requestAnimationFrame(function () { if (self.inflight == null && !self.pending) self.request(null); });
+    } else {
+      this.resting = 0;
     }
   };
 
@@ -353,10 +379,24 @@
     this.el.setAttribute("data-reachable", f.reachable ? "true" : "false");
     if (this.errorEl) {
       this.errorEl.hidden = !s.error;
-      this.errorEl.textContent = s.error || "";
+      if (this.errorEl.textContent !== (s.error || "")) this.errorEl.textContent = s.error || "";
+      if (s.errorDetail) this.errorEl.title = s.errorDetail;
+      else this.errorEl.removeAttribute("title");
     }
+    if (this.dragging == null) this.announce();
     this.updateControls();
     for (var h = 0; h < HOOKS.length; h++) HOOKS[h](this);
+  };
+
+  // The polite live region: one sentence of the key readings, written when the ring
+  // rests (not on every drag frame), so a screen reader hears the answer, not a flood.
+  Figure.prototype.announce = function () {
+    if (!this.liveEl) return;
+    var R = LABELS.readings || {};
+    var rd = this.state.frame.readings;
+    var status = (LABELS.status && LABELS.status[this.state.frame.status]) || this.state.frame.status;
+    var text = R.target + " " + rd.target + "; " + R.error + " " + rd.error + "; " + R.status + " " + status;
+    if (this.liveEl.textContent !== text) this.liveEl.textContent = text;
   };
 
   Figure.prototype.drawJoints = function (joints) {
@@ -452,6 +492,7 @@
       ring.focus({ preventScroll: true });
       self.pointerFocus = false;
       self.el.classList.add("is-dragging");
+      self.resting = 0;
       self.moveTo(self.worldFromEvent(event), stamp(event));
     });
     svg.addEventListener("pointermove", function (event) {
@@ -463,6 +504,7 @@
       if (self.dragging !== event.pointerId) return;
       self.dragging = null;
       self.el.classList.remove("is-dragging");
+      self.rest();
     }
     svg.addEventListener("pointerup", end);
     svg.addEventListener("pointercancel", end);
@@ -475,7 +517,7 @@
     });
     ring.addEventListener("blur", function () { ring.classList.remove("keyboard"); });
     ring.addEventListener("keydown", function (event) {
-      var step = event.shiftKey ? BIG_STEP : STEP;
+      var step = event.shiftKey ? BIG_STEP_CELLS : STEP_CELLS;
       var dx = 0, dy = 0;
       switch (event.key) {
         case "ArrowLeft": dx = -step; break;
@@ -486,9 +528,9 @@
       }
       event.preventDefault();
       ring.classList.add("keyboard");
-      var p = self.state.pointer, e = self.extent;
-      self.moveTo([Math.max(-e, Math.min(e, p[0] + dx)), Math.max(-e, Math.min(e, p[1] + dy))],
-        stamp(event));
+      var p = self.state.pointer;
+      self.rest();
+      self.moveTo([self.onGrid(p[0], dx), self.onGrid(p[1], dy)], stamp(event));
     });
 
     if (!this.controls) return;
@@ -505,9 +547,14 @@
         self.inflight = null; // a late answer to the old state is ignored
         self.pending = false;
         self.resetState();
+        self.resting = 0;
+        self.controlMessage("iterations", null);
         self.update();
       } else if (button.name === "stall") {
+        self.resting = 0;
         self.stall();
+      } else if (button.name === "cold") {
+        self.solveFromStart();
       }
     });
     var family = this.control("family");
@@ -535,6 +582,7 @@
   Figure.prototype.onControl = function (event) {
     var el = event.target;
     var s = this.state;
+    this.resting = 0; // a changed option is shown as it is, not solved on past it
     var value = el.value;
     switch (el.name) {
       case "method":
@@ -553,8 +601,8 @@
         s.damping = parseFloat(value);
         break;
       case "iterations":
-        var n = parseInt(value, 10);
-        if (!(n >= 0)) return;
+        var n = this.checkIterations(el);
+        if (n === null) return; // refused: the previous value stays, the message says why
         s.iterations = n;
         break;
       case "smoothing":
@@ -567,6 +615,64 @@
         return;
     }
     this.request(stamp(event));
+  };
+
+  // The ring comes to rest (drag released, key pressed, row loaded): an iterative
+  // solve cut short by its iteration limit may go on for a few more frames.
+  Figure.prototype.rest = function () {
+    this.resting = REST_FRAMES;
+  };
+
+  // One grid step from value v (metres): the grid cell nearest v, plus `cells`,
+  // clamped to the view. Integer cells over GRID: exact decimals, no drift.
+  Figure.prototype.onGrid = function (v, cells) {
+    var limit = Math.floor(this.extent * GRID);
+    var k = Math.max(-limit, Math.min(limit, Math.round(v * GRID) + cells));
+    return k / GRID;
+  };
+
+  // "Solve from the start pose": forget the drawn pose and run the current method
+  // once from the default (slightly bent) start, with this damping and this many
+  // iterations at most, and draw what it returns. No resting continuation after it:
+  // the point is to see what this many iterations do.
+  Figure.prototype.solveFromStart = function () {
+    this.resting = 0;
+    this.state.cold = true;
+    this.state.family = null;
+    this.request(stamp(null));
+  };
+
+  // A message beside a control, in the page's language; null clears it.
+  Figure.prototype.controlMessage = function (name, message) {
+    var control = this.control(name);
+    var label = control && control.closest("[data-control]");
+    var box = label && label.querySelector(".ctl-msg");
+    if (!box) return;
+    box.hidden = !message;
+    if (box.textContent !== (message || "")) box.textContent = message || "";
+  };
+
+  // Max iterations as typed: a whole number in [0, cap] is taken; outside the range
+  // the nearest bound is taken and said; anything else (2.5, -, abc, empty) is
+  // refused with the previous value put back. Returns the value to use, or null.
+  Figure.prototype.checkIterations = function (el) {
+    var M = LABELS.messages || {};
+    var max = this.options.max_iterations || parseInt(el.max, 10);
+    var raw = String(el.value).trim();
+    var n = raw === "" || (el.validity && el.validity.badInput) ? NaN : Number(raw);
+    if (!isFinite(n) || Math.floor(n) !== n) {
+      el.value = String(this.state.iterations);
+      this.controlMessage("iterations", M.iterations_refused);
+      return null;
+    }
+    var clamped = Math.max(0, Math.min(max, n));
+    if (clamped !== n) {
+      el.value = String(clamped);
+      this.controlMessage("iterations", M.iterations_clamped);
+    } else {
+      this.controlMessage("iterations", null);
+    }
+    return clamped;
   };
 
   // For the extensions: the one transport, the hooks, and the page's data.
