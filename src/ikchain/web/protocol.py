@@ -33,8 +33,8 @@ import numpy as np
 
 from ikchain.caps import CAPS, MAX_ANGLE
 from ikchain.chain import Chain
-from ikchain.lesson import replay
-from ikchain.lesson.content import DEFAULT_LANG, LANGS
+from ikchain.lesson import motion, replay
+from ikchain.lesson.content import DEFAULT_LANG, LANGS, load_text
 from ikchain.lesson.frames import (
     OPTION_KEYS,
     FrameRequest,
@@ -49,7 +49,10 @@ FRAME_KEYS = SOLVE_KEYS | {"id", "smoothing", "previous_target", "family"}
 #: Kinds of message on the frame channel besides a drag frame (``kind`` absent or
 #: "frame"), and the keys each takes.
 REPLAY_KEYS = SOLVE_KEYS | {"id", "kind", "lang", "joint_steps"}
-KINDS = ("frame", "replay")
+MOTION_KEYS = frozenset(
+    {"id", "kind", "lang", "lengths", "path", "frames_per_lap", "budget", "start"}
+)
+KINDS = ("frame", "replay", "motion")
 
 #: Deepest nesting of arrays and objects a request may have (a batch of targets
 #: of shape (a, b, c, 2) inside the request object is 5 deep).
@@ -287,24 +290,7 @@ def parse_solve(data: Any, *, allowed: frozenset[str] = SOLVE_KEYS, batch: bool 
     for key in ("lengths", "target"):
         if key not in data:
             raise RequestError(f"request: expected key {key!r}, got none")
-    lengths = data["lengths"]
-    if not isinstance(lengths, list):
-        raise RequestError(f"lengths: expected a list of numbers, got {_describe(lengths)}")
-    if len(lengths) > CAPS["max_bones"]:
-        raise RequestError(
-            f"lengths: expected at most {CAPS['max_bones']} bones, got {len(lengths)}"
-        )
-    lengths_array = _array(data, "lengths", len(lengths), batch=False) if lengths else []
-    try:
-        with np.errstate(over="ignore"):
-            chain = Chain(lengths_array)
-    except ValueError as error:
-        raise RequestError(str(error)) from None
-    if not math.isfinite(chain.total_length):
-        raise RequestError(
-            f"lengths: expected a finite total length, got {chain.total_length} "
-            f"(the sum of {len(lengths)} lengths)"
-        )
+    chain = _chain(data)
     n = chain.n_bones
     method = data.get("method", "dls")
     if method is None:
@@ -353,6 +339,31 @@ def parse_solve(data: Any, *, allowed: frozenset[str] = SOLVE_KEYS, batch: bool 
     checked = Checked(request, batch_shape, work_from_request(request, batch_shape))
     _check_caps(checked)
     return checked
+
+
+def _chain(data: dict[str, Any]) -> Chain:
+    """``data["lengths"]`` as a Chain: 1 to ``max_bones`` numbers > 0, finite sum."""
+    if "lengths" not in data:
+        raise RequestError("request: expected key 'lengths', got none")
+    lengths = data["lengths"]
+    if not isinstance(lengths, list):
+        raise RequestError(f"lengths: expected a list of numbers, got {_describe(lengths)}")
+    if len(lengths) > CAPS["max_bones"]:
+        raise RequestError(
+            f"lengths: expected at most {CAPS['max_bones']} bones, got {len(lengths)}"
+        )
+    lengths_array = _array(data, "lengths", len(lengths), batch=False) if lengths else []
+    try:
+        with np.errstate(over="ignore"):
+            chain = Chain(lengths_array)
+    except ValueError as error:
+        raise RequestError(str(error)) from None
+    if not math.isfinite(chain.total_length):
+        raise RequestError(
+            f"lengths: expected a finite total length, got {chain.total_length} "
+            f"(the sum of {len(lengths)} lengths)"
+        )
+    return chain
 
 
 def work_from_request(request: SolveRequest, batch_shape: tuple[int, ...]) -> int:
@@ -471,6 +482,43 @@ def parse_replay(data: dict[str, Any]) -> tuple[SolveRequest, bool, str]:
     return request, joint_steps, _check_lang(data)
 
 
+def parse_motion(data: dict[str, Any]) -> tuple[motion.MotionRequest, str]:
+    """Validate a motion request (``kind: "motion"``): a moving target's path tracked
+    by every method.
+
+    Keys: ``lengths``, ``path`` (circle, figure8, jump), ``frames_per_lap``,
+    ``budget`` (iterations a frame), ``start`` (warm or cold), ``lang``. Capped by
+    :data:`motion.MAX_FRAMES_PER_LAP`, :data:`motion.MAX_BUDGET` and
+    :data:`motion.MAX_MOTION_WORK` as well as the bone cap.
+    """
+    unknown = sorted(set(data) - MOTION_KEYS)
+    if unknown:
+        raise RequestError(
+            f"request: expected keys among {', '.join(sorted(MOTION_KEYS))}, "
+            f"got {', '.join(_clip(key) for key in unknown)}"
+        )
+    chain = _chain(data)
+    lang = _check_lang(data)
+    try:
+        request = motion.motion_request(
+            chain,
+            data.get("path", "circle"),
+            data.get("frames_per_lap", motion.FRAMES_PER_LAP[1]),
+            data.get("budget", motion.BUDGETS[2]),
+            data.get("start", "warm"),
+        )
+    except ValueError as error:
+        raise RequestError(str(error)) from None
+    return request, lang
+
+
+def _motion_words(lang: str) -> dict[str, str]:
+    text = load_text(lang)
+    words = text["motion"]
+    methods = {f"method_{m}": text["controls"][f"method_{m}"] for m in motion.MOTION_METHODS}
+    return {"title": words["chart_title"], "x": words["chart_x"], "y": words["chart_y"], **methods}
+
+
 def _kind(data: Any) -> str:
     kind = data.get("kind", "frame") if isinstance(data, dict) else "frame"
     if kind not in KINDS:
@@ -548,6 +596,19 @@ def respond(route: str, body: bytes | str, *, max_work: int | None = None) -> Re
             except ArithmeticError as error:
                 raise _out_of_range(error) from None
             return Reply(200, encode({"id": request_id, "ok": True, "replay": view}))
+        if route == "frame" and _kind(data) == "motion":
+            # A motion solves a whole path with every method: always the heavy pool.
+            request_id = _frame_id(data)
+            motion_request, lang = parse_motion(data)
+            if max_work is not None:
+                return Heavy(request_id)
+            try:
+                view = motion.motion_view(motion_request, _motion_words(lang))
+            except ValueError as error:
+                raise RequestError(str(error)) from None
+            except ArithmeticError as error:
+                raise _out_of_range(error) from None
+            return Reply(200, encode({"id": request_id, "ok": True, "motion": view}))
         if route == "frame":
             request_id = _frame_id(data)
             if isinstance(data, dict):
