@@ -200,6 +200,7 @@ def _run_lesson(args: argparse.Namespace) -> int:
 
     import uvicorn
 
+    from ikchain.solvers import compile_kernels
     from ikchain.web.app import WS_MAX_BYTES
 
     names = allowed_hosts(args.host, [n for arg in args.allowed_host for n in arg.split(",")])
@@ -207,6 +208,7 @@ def _run_lesson(args: argparse.Namespace) -> int:
     port = sock.getsockname()[1]
     if args.host not in ("127.0.0.1", "localhost", "::1"):
         print(format_network_warning(args.host, names), file=sys.stderr, flush=True)
+    compile_kernels()  # the first drag must not wait for numba
     path = "/" if args.lang == "zh" else "/?lang=en"
     shown = "127.0.0.1" if args.host in WILDCARD_HOSTS else args.host
     shown = f"[{shown}]" if ":" in shown else shown
