@@ -439,7 +439,7 @@ def test_disconnect_mid_body_is_no_error():
 def test_huge_start_angles_and_overflowing_chains_are_refused(client):
     for changes, message in (
         ({"init": [1e308, 1e308]}, "init: expected angles within ±1e+06 rad, got 1e+308"),
-        ({"lengths": [1e308, 1e308]}, "lengths: expected a finite total length, got inf"),
+        ({"lengths": [1e308, 1e308]}, "total length"),
     ):
         response = post(client, "/api/frame", {"id": 1, **GOOD, **changes})
         assert response.status_code == 400 and message in strict_json(response.text)["error"]
