@@ -197,8 +197,12 @@ LIMIT_PRESET = "arm"
 def _named(table: dict[str, Any], text: dict[str, Any]) -> dict[str, Any]:
     """A table dict with its number in the caption, as content.table_view gives it."""
     name = text["page"]["table_name"].replace("%number%", TABLE_NUMBERS[table["id"]])
-    return {**table, "name": name, "caption_text": table["caption"],
-            "caption": f"{name}  {table['caption']}"}
+    return {
+        **table,
+        "name": name,
+        "caption_text": table["caption"],
+        "caption": f"{name}  {table['caption']}",
+    }
 
 
 def limits_for(section_key: str, bones: int) -> np.ndarray | None:
@@ -256,8 +260,14 @@ def decorate_figure_svg(
 
 def choose_block(name: str, section: Any, text: dict[str, Any], figure: Any) -> dict[str, Any]:
     """The 2.5 panel under the figure: the limits control (and the rest-pose bias)."""
-    return {"kind": "choose", "choose": {"figure": figure["id"], "presets": list(limits.PRESETS),
-                                         "default": LIMIT_PRESET}}
+    return {
+        "kind": "choose",
+        "choose": {
+            "figure": figure["id"],
+            "presets": list(limits.PRESETS),
+            "default": LIMIT_PRESET,
+        },
+    }
 
 
 def limits_table(name: str, section: Any, text: dict[str, Any], figure: Any) -> dict[str, Any]:
@@ -272,23 +282,39 @@ def limits_table(name: str, section: Any, text: dict[str, Any], figure: Any) -> 
         held = solve(limited, target, "ccd", max_iterations=LIMIT_ITERATIONS)
         held_dls = solve(limited, target, "dls", max_iterations=LIMIT_ITERATIONS)
         inside = bool(np.all((loose.angles >= bounds[:, 0]) & (loose.angles <= bounds[:, 1])))
-        values.append([target, loose.angles.tolist(), inside, held.angles.tolist(),
-                        held.error, held_dls.error])
-        rows.append([
-            format_point(target, 2),
-            format_degrees(loose.angles, 1),
-            words["yes"] if inside else words["no"],
-            format_degrees(held.angles, 1),
-            format_number(held.error, 6),
-            format_number(held_dls.error, 6),
-        ])
-    return {"kind": "table", "table": _named({
-        "id": "table-limits",
-        "caption": text[section.key]["limits_caption"],
-        "columns": text[section.key]["limits_columns"],
-        "rows": rows,
-        "values": values,
-    }, text)}
+        values.append(
+            [
+                target,
+                loose.angles.tolist(),
+                inside,
+                held.angles.tolist(),
+                held.error,
+                held_dls.error,
+            ]
+        )
+        rows.append(
+            [
+                format_point(target, 2),
+                format_degrees(loose.angles, 1),
+                words["yes"] if inside else words["no"],
+                format_degrees(held.angles, 1),
+                format_number(held.error, 6),
+                format_number(held_dls.error, 6),
+            ]
+        )
+    return {
+        "kind": "table",
+        "table": _named(
+            {
+                "id": "table-limits",
+                "caption": text[section.key]["limits_caption"],
+                "columns": text[section.key]["limits_columns"],
+                "rows": rows,
+                "values": values,
+            },
+            text,
+        ),
+    }
 
 
 def table_words(text: dict[str, Any]) -> dict[str, str]:
@@ -317,13 +343,15 @@ def coherence_table(name: str, section: Any, text: dict[str, Any], figure: Any) 
             error = motion.last_lap(tr.error, lap)
             big = int(np.sum(jumps > JUMP_DEGREES))
             values.append([method, start, float(np.max(jumps)), big, float(np.mean(error))])
-            rows.append([
-                text["controls"][f"method_{method}"],
-                words[f"start_{start}"],
-                format_number(float(np.max(jumps)), 1),
-                str(big),
-                format_number(float(np.mean(error)), 6),
-            ])
+            rows.append(
+                [
+                    text["controls"][f"method_{method}"],
+                    words[f"start_{start}"],
+                    format_number(float(np.max(jumps)), 1),
+                    str(big),
+                    format_number(float(np.mean(error)), 6),
+                ]
+            )
     table = {
         "id": f"table-motion-{name}",
         "caption": text[section.key][f"{name}_caption"],
