@@ -23,6 +23,7 @@ from ikchain.checks import check_bend
 from ikchain.family import angles_from_family, family_from_angles
 from ikchain.formatting import format_degrees, format_number, format_point
 from ikchain.kinematics import wrap_angle
+from ikchain.lesson.limits import limits_view
 from ikchain.result import Result
 from ikchain.solvers import METHODS, OPTIONS, solve
 
@@ -127,7 +128,7 @@ def frame_from_request(request: FrameRequest) -> dict[str, Any]:
                 chain, target, solve_request.method, options, result, bend
             )
     family = None
-    if chain.n_bones == 3 and result.reachable and math.hypot(*target) > 0.0:
+    if chain.n_bones == 3 and chain.limits is None and result.reachable and any(target):
         family = {"position": family_from_angles(chain, target, result.angles)}
     return {
         "result": result.as_dict(),
@@ -140,6 +141,7 @@ def frame_from_request(request: FrameRequest) -> dict[str, Any]:
         "family": family,
         "bend": bend_of_pose(result.angles),
         "settled": settled,
+        "limits": limits_view(chain, result.angles),  # 2.5: arcs at the joints, or None
     }
 
 

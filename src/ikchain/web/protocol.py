@@ -45,7 +45,7 @@ from ikchain.result import Result
 from ikchain.solvers import DEFAULT_MAX_ITERATIONS, METHODS, solve
 
 SOLVE_KEYS = frozenset({"lengths", "target", "method", *OPTION_KEYS})
-FRAME_KEYS = SOLVE_KEYS | {"id", "smoothing", "previous_target", "family"}
+FRAME_KEYS = SOLVE_KEYS | {"id", "smoothing", "previous_target", "family", "limits"}
 #: Kinds of message on the frame channel besides a drag frame (``kind`` absent or
 #: "frame"), and the keys each takes.
 REPLAY_KEYS = SOLVE_KEYS | {"id", "kind", "lang", "joint_steps"}
@@ -290,7 +290,8 @@ def parse_solve(data: Any, *, allowed: frozenset[str] = SOLVE_KEYS, batch: bool 
     for key in ("lengths", "target"):
         if key not in data:
             raise RequestError(f"request: expected key {key!r}, got none")
-    chain = _chain(data)
+    # joint limits (rad, (min, max) per joint): frames only (section 2.5)
+    chain = _chain(data, limits="limits" in allowed)
     n = chain.n_bones
     method = data.get("method", "dls")
     if method is None:
@@ -341,8 +342,9 @@ def parse_solve(data: Any, *, allowed: frozenset[str] = SOLVE_KEYS, batch: bool 
     return checked
 
 
-def _chain(data: dict[str, Any]) -> Chain:
-    """``data["lengths"]`` as a Chain: 1 to ``max_bones`` numbers > 0, finite sum."""
+def _chain(data: dict[str, Any], *, limits: bool = False) -> Chain:
+    """``data["lengths"]`` as a Chain: 1 to ``max_bones`` numbers > 0, finite sum; with
+    ``limits``, ``data["limits"]`` (when given) of shape (n, 2) as its joint limits."""
     if "lengths" not in data:
         raise RequestError("request: expected key 'lengths', got none")
     lengths = data["lengths"]
@@ -353,9 +355,17 @@ def _chain(data: dict[str, Any]) -> Chain:
             f"lengths: expected at most {CAPS['max_bones']} bones, got {len(lengths)}"
         )
     lengths_array = _array(data, "lengths", len(lengths), batch=False) if lengths else []
+    joint_limits = None
+    if limits and data.get("limits") is not None:
+        joint_limits = _array(data, "limits", 2, batch=True)
+        if joint_limits.shape != (len(lengths), 2):
+            raise RequestError(
+                f"limits: expected an array of shape ({len(lengths)}, 2), "
+                f"got shape {joint_limits.shape}"
+            )
     try:
         with np.errstate(over="ignore"):
-            chain = Chain(lengths_array)
+            chain = Chain(lengths_array, joint_limits)
     except ValueError as error:
         raise RequestError(str(error)) from None
     if not math.isfinite(chain.total_length):
