@@ -484,6 +484,9 @@
 
     svg.addEventListener("pointerdown", function (event) {
       if (event.button !== undefined && event.button > 0) return;
+      // A finger that lands off the ring is scrolling the page (only the ring has
+      // touch-action: none); a mouse or pen click anywhere moves the ring there.
+      if (event.pointerType === "touch" && !ring.contains(event.target)) return;
       event.preventDefault();
       self.dragging = event.pointerId;
       try { svg.setPointerCapture(event.pointerId); } catch (err) { /* synthetic */ }
