@@ -17,7 +17,7 @@ import pytest
 from starlette.testclient import TestClient
 
 import ikchain
-from ikchain.lesson import replay
+from ikchain.lesson import motion, replay
 from ikchain.web.app import build_app
 from ikchain.web.protocol import frame_reply
 
@@ -202,3 +202,105 @@ def test_page_has_a_replay_panel_with_the_default_solves_chart(client):
             assert f'data-replay-for="{fig}"' in html
         assert html.count('class="ik-chart error-chart"') >= 2
         assert "/static/replay.js" in html
+
+
+# ----------------------------------------------------------------------------- motion
+
+MOTION = {"kind": "motion", "lengths": THREE, "path": "circle", "frames_per_lap": 60, "budget": 4}
+
+
+def motion_of(**changes):
+    answer = frame_reply(json.dumps({"id": 4, **MOTION, **changes}))
+    assert answer["ok"] is True, answer
+    return answer["motion"]
+
+
+def test_paths_are_the_stated_shapes():
+    chain = ikchain.Chain(TWO)
+    circle = motion.targets_from_path("circle", 90)
+    centre, radius = np.array(motion.CIRCLE["centre"]), motion.CIRCLE["radius"]
+    np.testing.assert_allclose(np.hypot(*(circle - centre).T), radius, rtol=0, atol=1e-15)
+    assert circle.shape == (90 * motion.LAPS, 2)
+    for path in ("circle", "figure8"):
+        d = np.hypot(*motion.targets_from_path(path, 120).T)
+        assert np.all((d > chain.inner_radius) & (d < chain.outer_radius))
+    jump = np.hypot(*motion.targets_from_path("jump", 40).T)
+    outside = jump > chain.outer_radius
+    assert outside.sum() == outside.size // 2
+    assert np.all(jump[~outside] < chain.outer_radius)
+
+
+@pytest.mark.parametrize("start", ["warm", "cold"])
+def test_each_frame_is_one_budgeted_solve_from_the_stated_start(start):
+    chain = ikchain.Chain(THREE)
+    targets = motion.targets_from_path("figure8", 30)
+    run = motion.track(chain, targets, "ccd", 3, start)
+    for k in (0, 1, 17, 45):
+        init = run.angles[k - 1] if (start == "warm" and k > 0) else None
+        again = ikchain.solve(chain, targets[k], "ccd", init=init, max_iterations=3)
+        np.testing.assert_array_equal(again.angles, run.angles[k])
+        assert run.iterations[k] <= 3
+
+
+def test_motion_reply_errors_are_the_drawn_tips_distance_to_the_targets():
+    view = motion_of()
+    targets = np.array(view["targets"])
+    assert view["frames"] == len(targets) == 60 * motion.LAPS
+    for m in ("ccd", "fabrik", "dls"):
+        joints = np.array(view["methods"][m]["joints"])
+        bones = np.hypot(*np.diff(joints, axis=1).transpose(2, 0, 1))
+        np.testing.assert_allclose(bones, np.broadcast_to(THREE, bones.shape), atol=TIGHT)
+        error = np.hypot(*(joints[:, -1] - targets).T)
+        printed = np.array([float(e) for e in view["methods"][m]["errors"]])
+        np.testing.assert_allclose(printed, error, rtol=1e-3, atol=5e-7)
+    assert len(view["cursor"]) == view["frames"]
+    assert view["chart"].count('class="series"') == 3
+
+
+def test_tracking_claims_of_the_text_hold():
+    """2.6 says: DLS stays on the target, CCD trails behind, more so when it is faster."""
+    chain = ikchain.Chain(THREE)
+    fast = motion.summary(motion.track(chain, motion.targets_from_path("circle", 60), "ccd", 4), 60)
+    slow = motion.summary(
+        motion.track(chain, motion.targets_from_path("circle", 240), "ccd", 4), 240
+    )
+    dls = motion.summary(motion.track(chain, motion.targets_from_path("circle", 60), "dls", 4), 60)
+    assert fast["mean_error"] > slow["mean_error"] > dls["mean_error"]
+    assert dls["on_target"] == 1.0 and dls["worst_error"] < 1e-6
+    assert fast["on_target"] < 1.0
+
+
+@pytest.mark.parametrize(
+    ("changes", "expected"),
+    [
+        ({"path": "spiral"}, "path: expected one of circle, figure8, jump"),
+        ({"path": ["circle"]}, "path: expected one of"),
+        ({"start": "hot"}, "start: expected one of warm, cold"),
+        ({"frames_per_lap": 7}, "frames_per_lap: expected a whole number from 8 to"),
+        ({"frames_per_lap": motion.MAX_FRAMES_PER_LAP + 1}, "frames_per_lap: expected"),
+        ({"frames_per_lap": 60.5}, "frames_per_lap: expected"),
+        ({"frames_per_lap": True}, "frames_per_lap: expected"),
+        ({"budget": 0}, "budget: expected a whole number from 1 to"),
+        ({"budget": 10**30}, "budget: expected"),
+        ({"lengths": [0.1] * 33}, "lengths: expected at most"),
+        ({"lengths": [0.1, -1]}, "lengths"),
+        ({"lengths": "long"}, "lengths: expected a list"),
+        ({"lengths": [0.05] * 32, "frames_per_lap": 600, "budget": 64}, "motion: expected bones"),
+        ({"target": [1, 1]}, "request: expected keys among"),
+        ({"lang": "de"}, "lang: expected one of"),
+    ],
+)
+def test_bad_motion_requests_get_a_message(changes, expected):
+    answer = frame_reply(json.dumps({"id": 5, **MOTION, **changes}))
+    assert answer["ok"] is False and answer["id"] == 5
+    assert expected in answer["error"]
+
+
+def test_motion_over_http_and_the_page_section(client):
+    response = client.post("/api/frame", json={**MOTION, "path": "jump"})
+    assert response.status_code == 200 and response.json()["motion"]["path"] == "jump"
+    assert client.post("/api/frame", json={**MOTION, "budget": -1}).status_code == 400
+    for lang in ("zh", "en"):
+        html = client.get("/", params={"lang": lang}).text
+        assert 'id="s26"' in html and 'id="motion-tracking"' in html
+        assert 'id="table-motion-tracking"' in html and "/static/motion.js" in html

@@ -250,3 +250,139 @@ def test_a_solve_leaves_its_inputs_alone(lesson_chain):
 def test_two_bone_result_matches_independent_fk(lesson_chain):
     result = ikchain.solve(lesson_chain, [0.3, -0.9], method="fabrik")
     np.testing.assert_allclose(two_bone_end(0.8, 0.6, *result.angles), result.end, atol=1e-15)
+
+
+def _random_case(rng, n, limited):
+    """A chain (one bone sometimes longer than the rest), targets in and out of reach."""
+    lengths = rng.uniform(0.2, 1.0, n)
+    if rng.random() < 0.4:
+        lengths[rng.integers(n)] = 1.5 * lengths.sum()
+    limits = None
+    if limited:
+        limits = np.stack([-rng.uniform(0.1, 3.0, n), rng.uniform(0.1, 3.0, n)], axis=-1)
+    chain = ikchain.Chain(lengths, limits)
+    count = 25
+    targets = ikchain.end_from_angles(chain.lengths, rng.uniform(-math.pi, math.pi, (count, n)))
+    phi = rng.uniform(-math.pi, math.pi, count)
+    far = chain.total_length * rng.uniform(1.0, 2.0, count)
+    outside = rng.random(count) < 0.3
+    targets[outside] = np.stack([far * np.cos(phi), far * np.sin(phi)], axis=-1)[outside]
+    targets[:3] = [[0.0, 0.0], [chain.total_length, 0.0], [1.0, 0.0]]
+    low = -np.inf if limits is None else limits[:, 0]
+    high = np.inf if limits is None else limits[:, 1]
+    inits = np.clip(rng.uniform(-4.0, 4.0, (count, n)), low, high)
+    inits[:2] = np.clip(0.0, low, high)  # collinear starts
+    return chain, targets, inits
+
+
+OPTION_DRAWS = {
+    "ccd": lambda rng: {
+        "damping": float(rng.choice([1.0, 0.5])),
+        "max_step": [None, 0.3][int(rng.integers(2))],
+    },
+    "fabrik": lambda rng: {},
+    "dls": lambda rng: {"damping": float(rng.choice([1.0, 0.6]))},
+}
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 5, 8])
+@pytest.mark.parametrize("method", ITERATIVE)
+def test_single_solves_equal_the_batch(method, n):
+    # One target alone (the single path) and in a batch (the parallel path) run the
+    # same compiled loop: the same numbers to 1e-12, statuses, iterations and traces.
+    rng = np.random.default_rng(1000 * n + len(method))
+    for case in range(3):
+        chain, targets, inits = _random_case(rng, n, limited=method != "fabrik" and case == 1)
+        options = {k: v for k, v in OPTION_DRAWS[method](rng).items() if v is not None}
+        for budget in (0, 2, 60):
+            batch = ikchain.solve(
+                chain, targets, method, init=inits, max_iterations=budget, trace=True, **options
+            )
+            for i in range(len(targets)):
+                single = ikchain.solve(
+                    chain,
+                    targets[i].tolist(),
+                    method,
+                    init=inits[i].tolist(),
+                    max_iterations=budget,
+                    trace=True,
+                    **options,
+                )
+                np.testing.assert_allclose(single.angles, batch.angles[i], rtol=0, atol=1e-12)
+                np.testing.assert_allclose(single.joints, batch.joints[i], rtol=0, atol=1e-12)
+                assert abs(single.error - batch.error[i]) <= 1e-12
+                assert single.min_error == batch.min_error[i]
+                assert single.reachable == batch.reachable[i]
+                assert (single.iterations, single.status) == (
+                    batch.iterations[i],
+                    batch.status[i],
+                )
+                k = single.iterations + 1
+                np.testing.assert_allclose(single.trace, batch.trace[i, :k], rtol=0, atol=1e-12)
+                assert np.all(np.isnan(batch.trace[i, k:]))
+                np.testing.assert_allclose(
+                    single.trace_angles, batch.trace_angles[i, :k], rtol=0, atol=1e-12
+                )
+
+
+@pytest.mark.parametrize("method", ITERATIVE)
+def test_stop_rules_hold_on_random_cases(method):
+    # Whatever the case, the status says which rule stopped the loop, and it holds.
+    rng = np.random.default_rng(len(method))
+    for n in (2, 4, 7):
+        chain, targets, inits = _random_case(rng, n, limited=False)
+        tolerance = 1e-9
+        result = ikchain.solve(chain, targets, method, init=inits, max_iterations=40)
+        d = np.hypot(targets[:, 0], targets[:, 1])
+        np.testing.assert_allclose(
+            result.min_error,
+            np.maximum(0.0, np.maximum(d - chain.total_length, chain.inner_radius - d)),
+            rtol=0,
+            atol=1e-15,
+        )
+        tip_error = np.hypot(*(result.end - targets).T)
+        np.testing.assert_allclose(result.error, tip_error, rtol=0, atol=1e-15)
+        for i, status in enumerate(result.status):
+            if status is ikchain.Status.CONVERGED:
+                assert result.error[i] <= tolerance
+            elif status is ikchain.Status.UNREACHABLE:
+                assert result.min_error[i] > 0.0 and result.error[i] <= result.min_error[i] + 1e-9
+            elif status is ikchain.Status.MAX_ITERATIONS:
+                assert result.iterations[i] == 40
+            else:
+                assert status is ikchain.Status.STALLED and result.iterations[i] >= 1
+            assert result.error[i] >= result.min_error[i] - 1e-15
+
+
+def test_trace_angles_start_at_the_start_and_end_at_the_answer(lesson_chain):
+    result = ikchain.solve(lesson_chain, [0.5, 1.0], method="dls", init=[0.3, 0.4], trace=True)
+    assert result.trace_angles.shape == (result.iterations + 1, 2)
+    assert result.trace_angles[0].tolist() == [0.3, 0.4]
+    assert result.trace_angles[-1].tolist() == result.angles.tolist()
+    # each recorded pose's error is the recorded error (FK written out independently)
+    ends = np.array([two_bone_end(0.8, 0.6, *pose) for pose in result.trace_angles])
+    np.testing.assert_allclose(np.hypot(*(ends - [0.5, 1.0]).T), result.trace, atol=1e-15)
+
+
+def test_long_traces_are_complete(lesson_chain):
+    # more iterations than the first guess at the trace's room: the solve is rerun
+    result = ikchain.solve(
+        lesson_chain,
+        [1.3999, 0.0001],
+        method="ccd",
+        max_iterations=5000,
+        tolerance=1e-13,
+        trace=True,
+    )
+    assert result.iterations > 1100
+    assert result.trace.shape == (result.iterations + 1,)
+    assert result.trace[-1] == result.error
+    batch = ikchain.solve(
+        lesson_chain,
+        [[1.3999, 0.0001]] * 3,
+        method="ccd",
+        max_iterations=5000,
+        tolerance=1e-13,
+        trace=True,
+    )
+    np.testing.assert_array_equal(batch.trace[1], result.trace)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
@@ -28,7 +30,14 @@ class Chain:
     A chain is immutable: its arrays are read-only, so a solve can never change it.
     """
 
-    __slots__ = ("inner_radius", "lengths", "limits", "outer_radius")
+    __slots__ = (
+        "_kernel_lengths",
+        "_kernel_limits",
+        "inner_radius",
+        "lengths",
+        "limits",
+        "outer_radius",
+    )
 
     lengths: NDArray[np.float64]
     limits: NDArray[np.float64] | None
@@ -43,6 +52,17 @@ class Chain:
             limits = limits.copy()
             limits.flags.writeable = False
         inner, outer = reach_from_lengths(lengths)
+        if not math.isfinite(outer):
+            raise ValueError(
+                f"lengths: expected a total length below {np.finfo(np.float64).max:.3g} m, "
+                f"got {lengths.tolist()}"
+            )
+        # Writable twins of the arrays for the compiled solvers (numba types read-only
+        # arrays apart); private, never handed out.
+        object.__setattr__(self, "_kernel_lengths", lengths.copy())
+        object.__setattr__(
+            self, "_kernel_limits", np.empty((0, 2)) if limits is None else limits.copy()
+        )
         object.__setattr__(self, "lengths", lengths)
         object.__setattr__(self, "limits", limits)
         object.__setattr__(self, "inner_radius", inner)

@@ -91,8 +91,10 @@ def _run_lesson(args: argparse.Namespace) -> int:
 
     import uvicorn
 
+    from ikchain.solvers import compile_kernels
     from ikchain.web.app import build_app
 
+    compile_kernels()  # the first drag must not wait for numba
     path = "/" if args.lang == "zh" else "/?lang=en"
     shown = f"[{args.host}]" if ":" in args.host else args.host
     url = f"http://{shown}:{args.port}{path}"

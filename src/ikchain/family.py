@@ -24,7 +24,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from ikchain.chain import Chain
 from ikchain.checks import check_angles, check_bend, check_points, check_real
-from ikchain.solvers import analytic
+from ikchain.solvers import solve
 
 
 def _check_family_chain(chain: Chain) -> None:
@@ -82,8 +82,8 @@ def angles_from_family(
     # The target seen from joint 1, in the frame of bone 1.
     rx, ry = tx - l1 * math.cos(root), ty - l1 * math.sin(root)
     c, s = math.cos(root), math.sin(root)
-    local = np.array([c * rx + s * ry, -s * rx + c * ry])
-    rest = analytic.angles_from_target(chain.lengths[1:], local, bend)
+    local = [c * rx + s * ry, -s * rx + c * ry]
+    rest = solve(Chain(chain.lengths[1:]), local, "analytic", bend=bend).angles
     return np.array([root, rest[0], rest[1]])
 
 

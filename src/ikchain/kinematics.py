@@ -149,6 +149,11 @@ def distance(a: FloatArray, b: FloatArray) -> FloatArray:
     return norm(a[..., 0] - b[..., 0], a[..., 1] - b[..., 1])
 
 
-def wrap_angle(angles: FloatArray) -> FloatArray:
-    """Angles wrapped to [-pi, pi)."""
-    return (angles + np.pi) % (2.0 * np.pi) - np.pi
+def wrap_angle(angles: FloatArray | float) -> FloatArray | float:
+    """Angles wrapped to (-pi, pi] (rad), any shape; the solvers compile this one.
+
+    ``pi - ((pi - a) mod 2 pi)``, the modulo in [0, 2 pi] (2 pi only by rounding, a
+    hair above pi, which the last line turns from -pi into pi).
+    """
+    wrapped = np.pi - np.mod(np.pi - angles, 2.0 * np.pi)
+    return wrapped + 2.0 * np.pi * (wrapped <= -np.pi)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+import functools
 from dataclasses import dataclass
 from typing import Any
 
@@ -69,8 +70,11 @@ class Result:
     method : str
         The solver that produced this result.
     trace : array, shape (..., k + 1), optional
-        End error before the first iteration and after each one, when asked for;
-        NaN after an element of a batch stopped.
+        End error before the first iteration and after each one (m), when asked
+        for; NaN after an element of a batch stopped.
+    trace_angles : array, shape (..., k + 1, n), optional
+        The pose before the first iteration and after each one (rad), with
+        ``trace``; NaN after an element of a batch stopped.
     """
 
     angles: NDArray[np.float64]
@@ -84,6 +88,7 @@ class Result:
     status: Any
     method: str
     trace: NDArray[np.float64] | None = None
+    trace_angles: NDArray[np.float64] | None = None
 
     @property
     def shape(self) -> tuple[int, ...]:
@@ -122,6 +127,10 @@ class Result:
         }
         if self.trace is not None:
             data["trace"] = np.where(np.isnan(self.trace), None, self.trace).tolist()
+        if self.trace_angles is not None:
+            data["trace_angles"] = np.where(
+                np.isnan(self.trace_angles), None, self.trace_angles
+            ).tolist()
         return data
 
 
@@ -135,6 +144,7 @@ def _plain(value: Any) -> Any:
 
 
 _new = object.__new__
+_STATUS_OBJECTS = np.array(STATUS_BY_CODE, dtype=object)
 
 
 def make_result(
@@ -148,14 +158,14 @@ def make_result(
     iterations: Any,
     status: Any,
     method: str,
-    trace: NDArray[np.float64] | None,
+    trace: NDArray[np.float64] | None = None,
+    trace_angles: NDArray[np.float64] | None = None,
 ) -> Result:
     """A :class:`Result` with these fields, built without the dataclass ``__init__``.
 
-    The frozen dataclass sets each of its eleven fields through
-    ``object.__setattr__``, which costs 1.7 µs a result, as much as a whole
-    single analytic solve; filling the instance dictionary directly costs 0.4 µs and
-    gives the same object.
+    The frozen dataclass sets each of its fields through ``object.__setattr__``,
+    which costs 1.7 µs a result, as much as a whole single analytic solve; filling
+    the instance dictionary directly costs 0.4 µs and gives the same object.
     """
     result = _new(Result)
     fields = result.__dict__
@@ -170,4 +180,122 @@ def make_result(
     fields["status"] = status
     fields["method"] = method
     fields["trace"] = trace
+    fields["trace_angles"] = trace_angles
     return result
+
+
+class _OneResult(Result):
+    """A single target's :class:`Result` whose arrays are views of one buffer.
+
+    The kernel writes the angles (n) and the joints ((n + 1) × 2) into one buffer;
+    each array field is made from it on first use (a numpy view costs about 0.2 µs,
+    as much as a small solve's iteration), so a caller that reads only the angles
+    pays for those alone.
+    """
+
+    @functools.cached_property
+    def angles(self) -> NDArray[np.float64]:  # type: ignore[override]
+        return self.__dict__["_buffer"][: self.__dict__["_n"]]
+
+    @functools.cached_property
+    def joints(self) -> NDArray[np.float64]:  # type: ignore[override]
+        n = self.__dict__["_n"]
+        joints = self.__dict__["_buffer"][n:]
+        joints.shape = (n + 1, 2)
+        return joints
+
+    @functools.cached_property
+    def end(self) -> NDArray[np.float64]:  # type: ignore[override]
+        return self.joints[-1]
+
+    @functools.cached_property
+    def target(self) -> NDArray[np.float64]:  # type: ignore[override]
+        return np.array(self.__dict__["_point"])
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return ()
+
+
+def result_from_buffer(
+    buffer: NDArray[np.float64],
+    n: int,
+    point: tuple[float, float],
+    error: float,
+    min_error: float,
+    reachable: bool,
+    iterations: int,
+    code: int,
+    method: str,
+    trace: NDArray[np.float64] | None = None,
+    trace_angles: NDArray[np.float64] | None = None,
+) -> Result:
+    """The Result of one target from the buffer a kernel filled.
+
+    ``buffer`` holds the angles (n) and then the joints ((n + 1) × 2); the array
+    fields are views of it, made when first read.
+    """
+    result = _new(_OneResult)
+    fields = result.__dict__
+    fields["_buffer"] = buffer
+    fields["_n"] = n
+    fields["_point"] = point
+    fields["error"] = error
+    fields["min_error"] = min_error
+    fields["reachable"] = reachable
+    fields["iterations"] = iterations
+    fields["status"] = STATUS_BY_CODE[code]
+    fields["method"] = method
+    fields["trace"] = trace
+    fields["trace_angles"] = trace_angles
+    return result
+
+
+def result_from_batch(
+    shape: tuple[int, ...],
+    angles: NDArray[np.float64],
+    joints: NDArray[np.float64],
+    target: NDArray[np.float64],
+    error: NDArray[np.float64],
+    min_error: NDArray[np.float64],
+    reachable: NDArray[np.bool_],
+    iterations: NDArray[np.int64],
+    codes: NDArray[np.int64],
+    method: str,
+    trace: NDArray[np.float64] | None = None,
+    trace_angles: NDArray[np.float64] | None = None,
+) -> Result:
+    """The Result of a flat batch (B, ...) laid out in the batch ``shape``.
+
+    A ``shape`` of ``()`` (one target, given in a batch-shaped way) gives plain
+    Python scalars and a :class:`Status`, as a single solve does.
+    """
+    n = angles.shape[-1]
+    joints = joints.reshape(*shape, n + 1, 2)
+    status = np.take(_STATUS_OBJECTS, codes).reshape(shape)
+    fields: tuple[Any, ...] = (
+        error.reshape(shape),
+        min_error.reshape(shape),
+        reachable.reshape(shape),
+        iterations.reshape(shape),
+        status,
+    )
+    if shape == ():
+        fields = tuple(_scalar(value) for value in fields)
+    return make_result(
+        angles.reshape(*shape, n),
+        joints,
+        joints[..., n, :],
+        target.reshape(*shape, 2),
+        *fields,
+        method,
+        None if trace is None else trace.reshape(*shape, -1),
+        None if trace_angles is None else trace_angles.reshape(*shape, -1, n),
+    )
+
+
+def _scalar(value: Any) -> Any:
+    """A 0-d array or numpy scalar as the Python scalar it holds (a Status stays)."""
+    if isinstance(value, np.ndarray):
+        value = value[()]
+    return value.item() if isinstance(value, np.generic) else value

@@ -213,3 +213,119 @@ def test_replay_without_scripts_shows_the_default_solve(page_no_js: Any, server_
     assert panel.locator("svg.error-chart polyline").count() == 1
     box = panel.locator("svg.error-chart").bounding_box()
     assert box["width"] > 200 and math.isfinite(box["height"])
+
+
+# ----------------------------------------------------------------------------- motion
+
+
+def start_motion(page: Any, player: str) -> dict[str, Any]:
+    """Press Play, wait until the answer is playing; the motion data."""
+    page.locator(f"#{player} button[name=play]").click()
+    page.wait_for_function(
+        "id => { const s = window.__ikchainMotions[id].state; return s.data && !s.waiting; }",
+        arg=player,
+    )
+    return page.evaluate("id => window.__ikchainMotions[id].state.data", player)
+
+
+def motion_frame(page: Any, player: str) -> int:
+    return page.evaluate("id => window.__ikchainMotions[id].state.frame", player)
+
+
+def test_motion_plays_the_servers_frames_with_a_trail(page: Any, server_url: str) -> None:
+    open_lesson(page, server_url)
+    player = "motion-tracking"
+    data = start_motion(page, player)
+    assert set(data["methods"]) == {"ccd", "fabrik", "dls"}
+    first = motion_frame(page, player)
+    page.wait_for_timeout(400)
+    assert motion_frame(page, player) != first  # playing: the frame advances with the clock
+    page.locator(f"#{player} button[name=play]").click()  # pause
+    frame = motion_frame(page, player)
+    page.wait_for_timeout(200)
+    assert motion_frame(page, player) == frame
+
+    bones = drawn_bones(page, player)
+    assert bones == data["methods"]["ccd"]["joints"][frame]
+    ring = page.locator(f"#{player} .target-ring")
+    assert [float(ring.get_attribute("cx")), float(ring.get_attribute("cy"))] == data["targets"][
+        frame
+    ]
+    trail = [
+        [float(v) for v in p.split(",")]
+        for p in page.locator(f"#{player} .trail").get_attribute("points").split()
+    ]
+    lap = data["frames_per_lap"]
+    expected = [
+        pose[-1] for pose in data["methods"]["ccd"]["joints"][max(0, frame - lap + 1) : frame + 1]
+    ]
+    assert trail == expected
+    cursor = page.locator(f"#{player} .motion-chart .cursor")
+    assert float(cursor.get_attribute("x1")) == pytest.approx(data["cursor"][frame], abs=1e-9)
+    status = page.locator(f"#{player} .motion-status").text_content()
+    assert data["methods"]["dls"]["errors"][frame] in status
+
+    # Another method drawn: no new request, its own poses.
+    page.locator(f"#{player} select[name=show]").select_option("dls")
+    assert page.evaluate("id => window.__ikchainMotions[id].inflight", player) is None
+    assert drawn_bones(page, player) == data["methods"]["dls"]["joints"][frame]
+
+
+def test_motion_controls_ask_for_a_new_path(page: Any, server_url: str) -> None:
+    open_lesson(page, server_url)
+    player = "motion-tracking"
+    start_motion(page, player)
+    page.locator(f"#{player} select[name=path]").select_option("jump")
+    page.locator(f"#{player} select[name=budget]").select_option("16")
+    page.wait_for_function(
+        """id => { const s = window.__ikchainMotions[id].state;
+                   return s.data && !s.waiting && s.data.path === 'jump'
+                          && s.data.budget === 16; }""",
+        arg=player,
+    )
+    data = page.evaluate("id => window.__ikchainMotions[id].state.data", player)
+    outer = data["reach"]["outer"]
+    outside = [math.hypot(*t) > outer for t in data["targets"]]
+    assert any(outside) and not all(outside)
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_motion_on_a_phone(browser: Any, server_url: str, lang: str) -> None:
+    context = browser.new_context(viewport=PHONE, has_touch=True, is_mobile=True)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    try:
+        open_lesson(page, server_url, lang)
+        player = "motion-tracking"
+        button = page.locator(f"#{player} button[name=play]")
+        button.scroll_into_view_if_needed()
+        button.tap()
+        page.wait_for_function(
+            "id => { const s = window.__ikchainMotions[id].state; return s.data && !s.waiting; }",
+            arg=player,
+        )
+        el = page.locator(f"#{player}")
+        sizes = el.evaluate("el => [el.scrollWidth, el.clientWidth]")
+        assert sizes[0] <= sizes[1]
+        # not a drag target: a swipe on the picture scrolls the page
+        touch = page.locator(f"#{player} svg.motion-figure").evaluate(
+            "svg => getComputedStyle(svg).touchAction"
+        )
+        assert touch == "auto"
+        assert button.text_content() == load_text(lang)["motion"]["pause"]
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        el.screenshot(path=str(SCREENSHOTS / f"motion-phone-{lang}.png"))
+        assert errors == []
+    finally:
+        context.close()
+
+
+def test_motion_without_scripts_reads_whole(page_no_js: Any, server_url: str) -> None:
+    page_no_js.goto(f"{server_url}/?lang=zh")
+    player = page_no_js.locator("#motion-tracking")
+    assert player.locator("svg.motion-figure .trail").get_attribute("points").count(",") > 10
+    assert player.locator(".motion-chart polyline.series").count() == 3
+    assert page_no_js.locator("#table-motion-tracking tbody tr").count() == 3
+    text = load_text("zh")
+    assert player.locator(".motion-status").text_content() == text["motion"]["noscript"]

@@ -64,6 +64,7 @@ class Section:
     extra_readings: tuple[str, ...] = ()
     smoothing: float | None = None
     blocks: tuple[tuple[str, str], ...] = field(default_factory=tuple)
+    live_figure: bool = True  # False: no drag figure (2.6 plays a path instead)
 
 
 SECTIONS: tuple[Section, ...] = (
@@ -139,6 +140,22 @@ SECTIONS: tuple[Section, ...] = (
             ("text", "formula"),
             ("text", "lengths"),
             ("text", "smoothing"),
+        ),
+    ),
+    # -- issue 9 (branch i9b): moving targets ------------------------------------------
+    Section(
+        "s26",
+        "2.6",
+        "time",
+        3,
+        "ccd",
+        (0.9, 0.5),
+        live_figure=False,
+        blocks=(
+            ("text", "intro"),
+            ("motion", "tracking"),
+            ("motion-table", "tracking"),
+            ("text", "reading"),
         ),
     ),
 )
@@ -359,7 +376,7 @@ def _blocks(section: Section, text: dict[str, Any], figure: dict[str, Any]) -> l
         elif kind == "table":
             blocks.append({"kind": "table", "table": table_view(name, text)})
         elif kind in extras.BLOCKS:  # issue 9's replay, moving targets, section 2.5
-            blocks.append(extras.BLOCKS[kind](figure, text))
+            blocks.append(extras.BLOCKS[kind](name, section, text, figure))
         else:
             blocks.append({"kind": "chart", "chart": chart_view(text)})
     return blocks
@@ -370,8 +387,9 @@ def _page_context(lang: str) -> dict[str, Any]:
     text = load_text(lang)
     sections, figures_data = [], {}
     for section in SECTIONS:
-        figure = figure_view(section, text)
-        figures_data[figure["id"]] = {k: v for k, v in figure.items() if k != "svg"}
+        figure = figure_view(section, text) if section.live_figure else None
+        if figure is not None:
+            figures_data[figure["id"]] = {k: v for k, v in figure.items() if k != "svg"}
         sections.append(
             {
                 "key": section.key,
@@ -382,6 +400,15 @@ def _page_context(lang: str) -> dict[str, Any]:
             }
         )
     other = LANGS[1 - LANGS.index(lang)]
+    # issue 9: the motion players' defaults and options, for motion.js
+    motions = {
+        block["motion"]["id"]: {
+            k: v for k, v in block["motion"].items() if k not in ("svg", "chart")
+        }
+        for section in sections
+        for block in section["blocks"]
+        if block["kind"] == "motion"
+    }
     data = {
         "lang": lang,
         "figures": figures_data,
@@ -391,11 +418,13 @@ def _page_context(lang: str) -> dict[str, Any]:
             "controls": text["controls"],
             "messages": text["messages"],
             "replay": text["replay"],
+            "motion": text["motion"],
         },
         "method_takes": METHOD_TAKES,
         "ws_path": "/ws",
         "frame_path": "/api/frame",
         "caps": CAPS,
+        "motions": motions,
     }
     return {
         "lang": lang,

@@ -1,13 +1,15 @@
-"""``solve()``: validate once, dispatch by method name, wrap the answer in a Result.
+"""``solve()``: validate once, pick the path (one target or a batch), run the compiled loop.
 
-Each method names the options it uses; passing one it does not use is an error
-rather than being silently ignored.
+Each method names the options it uses (:data:`OPTIONS`); passing one it does not use
+is an error rather than being silently ignored. The kernels (numba) are imported on
+the first solve, not with ``import ikchain``; :func:`compile_kernels` loads or
+compiles them all ahead of time (the lesson server calls it before it serves).
 """
 
 from __future__ import annotations
 
-import functools
 import math
+from types import ModuleType
 from typing import Any
 
 import numpy as np
@@ -22,33 +24,75 @@ from ikchain.checks import (
     check_points,
     check_positive,
 )
-from ikchain.kinematics import (
-    distance,
-    joints_from_angles,
-    min_error_from_target,
-    norm_one,
+from ikchain.result import Result, result_from_batch, result_from_buffer
+from ikchain.solvers.methods import (
+    BONES,
+    CODE,
+    DEFAULT_DAMPING,
+    DEFAULT_MAX_ITERATIONS,
+    DEFAULT_TOLERANCE,
+    ITERATIVE,
+    METHODS,
+    OPTIONS,
+    START_BEND,
+    TAKES_LIMITS,
 )
-from ikchain.result import CODE_BY_STATUS, STATUS_BY_CODE, Result, Status, make_result
-from ikchain.solvers import analytic, ccd, dls, fabrik
-from ikchain.solvers.loop import iterate, iterate_one
 
-METHODS = ("analytic", "ccd", "fabrik", "dls")
+__all__ = [
+    "BONES",
+    "DEFAULT_MAX_ITERATIONS",
+    "DEFAULT_TOLERANCE",
+    "ITERATIVE",
+    "METHODS",
+    "OPTIONS",
+    "START_BEND",
+    "TAKES_LIMITS",
+    "compile_kernels",
+    "default_init",
+    "solve",
+]
 
-#: Options each method uses, beyond the chain and the target.
-OPTIONS: dict[str, frozenset[str]] = {
-    "analytic": frozenset({"bend"}),
-    "ccd": frozenset(
-        {"init", "bend", "max_iterations", "tolerance", "damping", "max_step", "trace"}
-    ),
-    "fabrik": frozenset({"init", "bend", "max_iterations", "tolerance", "trace"}),
-    "dls": frozenset({"init", "bend", "max_iterations", "tolerance", "damping", "trace"}),
-}
+#: Iteration counts beyond this are the same as infinite (and fit the kernels' int64).
+_ENDLESS = 2**62
+#: A single solve's trace has room for this many entries before it is run again
+#: with room for all of them (the loop is deterministic).
+_TRACE_ROOM = 1025
+#: A batch's traces take at most this many floats before the same re-run.
+_BATCH_TRACE_FLOATS = 1 << 22
+#: Batches smaller than this run on one core (starting the threads costs more).
+_PARALLEL_FROM = 32
 
-DEFAULT_MAX_ITERATIONS = 200
-DEFAULT_TOLERANCE = 1e-9
-#: Each joint of the default start pose bends by this much (rad), times ``bend``:
-#: slightly bent, never the collinear all-zero pose on which CCD stalls.
-START_BEND = 0.2
+_NO_LIMITS = np.empty((0, 2))
+_NO_START = np.empty(0)
+_NO_STARTS: dict[int, NDArray[np.float64]] = {}
+_NO_TRACE = np.empty(0)
+_NO_TRACES = np.empty((0, 0))
+_NO_TRACE_ANGLES: dict[int, NDArray[np.float64]] = {}
+_NO_TRACES_ANGLES: dict[int, NDArray[np.float64]] = {}
+
+
+def _kernels() -> tuple[ModuleType, ModuleType]:
+    """The kernel modules, imported (with numba) on first use."""
+    from ikchain.solvers import analytic, loop
+
+    global _kernels_cached
+    _kernels_cached = (loop, analytic)
+    return _kernels_cached
+
+
+_kernels_cached: tuple[ModuleType, ModuleType] | None = None
+
+
+def compile_kernels() -> None:
+    """Compile every solver kernel now (from numba's disk cache when it is warm).
+
+    Without this the first solve of each kind compiles its kernel, which takes
+    seconds when the cache is cold; the lesson server calls it before it serves.
+    """
+    from ikchain.solvers import compiled
+
+    _kernels()
+    compiled.compile_all()
 
 
 def default_init(chain: Chain, bend: int = 1) -> NDArray[np.float64]:
@@ -88,7 +132,9 @@ def solve(
     max_iterations : int, optional
         Iteration budget per target, >= 0. Default 200.
     tolerance : float, optional
-        Goal for the end error (m), > 0. Default 1e-9.
+        Goal for the end error (m), > 0. Default 1e-9. It stays in metres whatever the
+        chain's size: below about ``ΣL · 1e-16`` no pose can meet it (rounding), and
+        the solve ends ``stalled`` or ``max_iterations`` instead of ``converged``.
     damping : float, optional
         Fraction in (0, 1] of each correcting step actually taken (``ccd`` and
         ``dls``). Default 1.
@@ -99,7 +145,8 @@ def solve(
     max_step : float, optional
         ``ccd``: largest turn of one joint in one sweep (rad), > 0.
     trace : bool
-        Record the end error before the first iteration and after each one.
+        Record the end error and the pose before the first iteration and after each
+        one (``Result.trace``, ``Result.trace_angles``).
 
     Returns
     -------
@@ -126,108 +173,54 @@ def solve(
         or (max_step is not None and "max_step" not in allowed)
         or (trace and "trace" not in allowed)
     ):
-        _refuse_unused(method, init, max_iterations, tolerance, damping, bend, max_step, trace)
+        given = {
+            "init": init,
+            "max_iterations": max_iterations,
+            "tolerance": tolerance,
+            "damping": damping,
+            "bend": bend,
+            "max_step": max_step,
+            "trace": trace or None,
+        }
+        unused = sorted(name for name, value in given.items() if value is not None)
+        raise ValueError(
+            f"method {method!r} takes only {', '.join(sorted(allowed))}; "
+            f"got {', '.join(name for name in unused if name not in allowed)}"
+        )
     if init is not None and bend is not None:
         raise ValueError("bend: chooses the default start pose; expected init or bend, got both")
-
-    n = chain.n_bones
-    lengths = chain.lengths
     point = _plain_point(target)
     if point is None:
         target = check_points(target, "target")
     bend = 1 if bend is None else check_bend(bend)
-
+    _check_chain_for(chain, method)
     if method == "analytic":
-        if n != 2:
-            raise ValueError(f"method 'analytic': expected a 2-bone chain, got {n} bones")
-        if chain.limits is not None:
-            raise ValueError("method 'analytic': expected a chain without joint limits, got limits")
-        if point is not None:
-            return _analytic_one(chain, point[0], point[1], bend)
-        return _analytic_batch(chain, target, bend)
-
-    if method == "fabrik" and chain.limits is not None:
-        raise ValueError("method 'fabrik': expected a chain without joint limits, got limits")
-    max_iterations = (
+        return _analytic(chain, point, target, bend)
+    budget = (
         DEFAULT_MAX_ITERATIONS
         if max_iterations is None
-        else check_count(max_iterations, "max_iterations")
+        else min(check_count(max_iterations, "max_iterations"), _ENDLESS)
     )
-    tolerance = DEFAULT_TOLERANCE if tolerance is None else check_positive(tolerance, "tolerance")
-    damping = 1.0 if damping is None else check_fraction(damping, "damping")
-    if max_step is not None:
-        max_step = check_positive(max_step, "max_step")
+    goal = DEFAULT_TOLERANCE if tolerance is None else check_positive(tolerance, "tolerance")
+    fraction = DEFAULT_DAMPING if damping is None else check_fraction(damping, "damping")
+    cap = math.inf if max_step is None else check_positive(max_step, "max_step")
+    options = (CODE[method], bend, budget, goal, fraction, cap, trace)
     if point is not None:
-        single = _iterative_one(
-            chain, method, point, init, bend, max_iterations, tolerance, damping, max_step, trace
-        )
-        if single is not None:
-            return single
+        start = _plain_start(chain, init)
+        if start is not None:
+            return _iterate_one(chain, method, point, start, options)
         target = np.array(point)
-    if init is None:
-        start = default_init(chain, bend)
-    else:
-        start = check_angles(init, n, "init")
-        _check_within_limits(chain, start)
+    return _iterate_many(chain, method, target, init, options)
 
-    try:
-        shape = np.broadcast_shapes(target.shape[:-1], start.shape[:-1])
-    except ValueError:
+
+def _check_chain_for(chain: Chain, method: str) -> None:
+    bones = BONES[method]
+    if bones is not None and chain.n_bones != bones:
         raise ValueError(
-            f"init: expected a batch shape that broadcasts with target's {target.shape[:-1]}, "
-            f"got {start.shape[:-1]}"
-        ) from None
-    flat_target = np.broadcast_to(target, (*shape, 2)).reshape(-1, 2)
-    flat_start = np.broadcast_to(start, (*shape, n)).reshape(-1, n)
-
-    if method == "ccd":
-        step = ccd.make_step(lengths, damping, max_step, chain.limits)
-    elif method == "fabrik":
-        step = fabrik.make_step(lengths)
-    else:
-        step = dls.make_step(lengths, damping, chain.limits)
-    start_memory = getattr(step, "start_memory", None)
-    outcome = iterate(
-        step,
-        lengths,
-        flat_start,
-        flat_target,
-        min_error_from_target(lengths, flat_target),
-        max_iterations=max_iterations,
-        tolerance=tolerance,
-        memory=None if start_memory is None else start_memory(flat_start),
-        record_trace=trace,
-    )
-    return _result(
-        chain,
-        np.broadcast_to(target, (*shape, 2)),
-        outcome.angles.reshape(*shape, n),
-        method,
-        iterations=outcome.iterations.reshape(shape),
-        codes=outcome.codes.reshape(shape),
-        trace=None if outcome.trace is None else outcome.trace.reshape(*shape, -1),
-    )
-
-
-def _refuse_unused(method, init, max_iterations, tolerance, damping, bend, max_step, trace):
-    given = {
-        name
-        for name, value in (
-            ("init", init),
-            ("max_iterations", max_iterations),
-            ("tolerance", tolerance),
-            ("damping", damping),
-            ("bend", bend),
-            ("max_step", max_step),
-            ("trace", trace or None),
+            f"method {method!r}: expected a {bones}-bone chain, got {chain.n_bones} bones"
         )
-        if value is not None
-    }
-    unused = sorted(given - OPTIONS[method])
-    raise ValueError(
-        f"method {method!r} takes only {', '.join(sorted(OPTIONS[method]))}; "
-        f"got {', '.join(unused)}"
-    )
+    if chain.limits is not None and method not in TAKES_LIMITS:
+        raise ValueError(f"method {method!r}: expected a chain without joint limits, got limits")
 
 
 _FLOAT_TYPES = (float, int, np.float64)
@@ -259,57 +252,12 @@ def _plain_point(target: Any) -> tuple[float, float] | None:
     return tx, ty
 
 
-_STATUS_OBJECTS = np.array(STATUS_BY_CODE, dtype=object)
-_CONVERGED = Status.CONVERGED
-_UNREACHABLE = Status.UNREACHABLE
-_CONVERGED_CODE = CODE_BY_STATUS[Status.CONVERGED]
-_UNREACHABLE_CODE = CODE_BY_STATUS[Status.UNREACHABLE]
-
-
-def _analytic_one(chain: Chain, tx: float, ty: float, bend: int) -> Result:
-    """One analytic solve in Python floats (:func:`analytic.solve_one`)."""
-    l1, l2 = chain.lengths.tolist()
-    a0, da, ex, ey, px, py, error, min_error, _ = analytic.solve_one(l1, l2, tx, ty, bend)
-    # For two bones the chain's radii are the closed form's own |L1 - L2| and L1 + L2,
-    # so min_error is min_error_from_target's to the bit (tests/test_perf_twins.py).
-    reachable = min_error == 0.0
-    buffer = np.array((a0, da, 0.0, 0.0, ex, ey, px, py, tx, ty))
-    joints = buffer[2:8]
-    joints.shape = (3, 2)
-    return make_result(
-        buffer[0:2],
-        joints,
-        joints[2],
-        buffer[8:10],
-        error,
-        min_error,
-        reachable,
-        0,
-        _CONVERGED if reachable else _UNREACHABLE,
-        "analytic",
-        None,
-    )
-
-
-def _analytic_batch(chain: Chain, target: NDArray[np.float64], bend: int) -> Result:
-    """The closed form over a batch (:func:`analytic.solve_batch`)."""
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        # min_error is min_error_from_target's to the bit: for two bones the chain's
-        # radii are the closed form's own |L1 - L2| and L1 + L2 (test_perf_twins.py).
-        angles, joints, error, min_error, _ = analytic.solve_batch(chain.lengths, target, bend)
-    reachable = min_error == 0.0
-    codes = np.where(reachable, _CONVERGED_CODE, _UNREACHABLE_CODE)
-    status = np.take(_STATUS_OBJECTS, codes)
-    fields = (error, min_error, reachable, np.zeros(error.shape, dtype=np.int64), status)
-    if target.ndim == 1:
-        fields = tuple(_scalar(value) for value in fields)
-    return make_result(
-        angles, joints, joints[..., -1, :], np.array(target), *fields, "analytic", None
-    )
-
-
-def _plain_angles(init: Any, n: int) -> list[float] | None:
-    """``init`` as a list of ``n`` finite Python floats when it plainly is one pose."""
+def _plain_start(chain: Chain, init: Any) -> NDArray[np.float64] | None:
+    """One start pose as a fresh float64 array (n,), ``_NO_START`` for the default, or
+    None when ``init`` is not plainly one pose (the batch path then checks it)."""
+    if init is None:
+        return _NO_START
+    n = chain.n_bones
     kind = type(init)
     if kind is list or kind is tuple:
         if len(init) != n:
@@ -317,107 +265,17 @@ def _plain_angles(init: Any, n: int) -> list[float] | None:
         for value in init:
             if type(value) not in _FLOAT_TYPES:
                 return None
-        angles = [float(value) for value in init]
+        start = np.array(init, dtype=np.float64)
     elif kind is np.ndarray:
         if init.shape != (n,) or init.dtype != np.float64:
             return None
-        angles = init.tolist()
+        start = init.copy()
     else:
         return None
-    for value in angles:
-        if not math.isfinite(value):
-            return None
-    return angles
-
-
-def _step_one(method, lengths, total_length, damping, max_step, limits):
-    """The scalar step of ``method`` (a :data:`loop.StepOne`) for these options."""
-    if method == "ccd":
-        return ccd.make_step_one(lengths, damping, max_step, limits)
-    if method == "fabrik":
-        return fabrik.make_step_one(lengths)
-    return dls.make_step_one(lengths, total_length, damping, limits)
-
-
-#: :func:`_step_one` for chains without joint limits, built once for each set of
-#: options: building a step costs as much as a few iterations' overhead, and a drag
-#: asks for the same chain and options every frame. A step holds only the numbers it
-#: was built with, all immutable, so sharing one is safe. (Chains with limits are
-#: not cached: equal keys would merge limits of 0.0 and -0.0, which clip to
-#: differently signed zeros.)
-_cached_step_one = functools.lru_cache(maxsize=128)(_step_one)
-
-
-def _iterative_one(
-    chain, method, point, init, bend, max_iterations, tolerance, damping, max_step, trace
-):
-    """One CCD, FABRIK or DLS solve in Python floats, or None to go the batch way.
-
-    :func:`iterate_one` running the method's scalar step (``make_step_one``), the
-    batch path's loop and step for one target. Validation is the batch path's, in
-    the same order, so the same input raises the same error either way; the options
-    arrive validated by :func:`solve`.
-    """
-    n = chain.n_bones
-    if init is None:
-        start = None
-    else:
-        start = _plain_angles(init, n)
-        if start is None:
-            return None
-    limits = None if chain.limits is None else [tuple(row) for row in chain.limits.tolist()]
-    if start is None:  # default_init, in Python floats
-        bent = bend * START_BEND
-        if limits is None:
-            start = [bent] * n
-        else:
-            start = [min(max(bent, low), high) for low, high in limits]
-    elif limits is not None:
-        _check_within_limits(chain, np.array(start))
-    tx, ty = point
-    lengths = chain.lengths.tolist()
-    radius = norm_one(tx, ty)
-    outside, inside = radius - chain.outer_radius, chain.inner_radius - radius
-    worst = outside if outside >= inside else inside
-    min_error = 0.0 if worst <= 0.0 else worst
-    if limits is None:
-        step = _cached_step_one(method, tuple(lengths), chain.outer_radius, damping, max_step, None)
-    else:
-        step = _step_one(method, lengths, chain.outer_radius, damping, max_step, limits)
-    angles, xs, ys, error, iterations, code, record = iterate_one(
-        step,
-        lengths,
-        start,
-        tx,
-        ty,
-        min_error,
-        max_iterations=max_iterations,
-        tolerance=tolerance,
-        record_trace=trace,
-    )
-    # angles, joints (x, y interleaved, as joints_from_angles lays them out), target
-    size = 3 * n + 4
-    flat = [0.0] * size
-    flat[:n] = angles
-    flat[n : size - 2 : 2] = xs
-    flat[n + 1 : size - 2 : 2] = ys
-    flat[size - 2 :] = point
-    buffer = np.array(flat)
-    joints = buffer[n : size - 2]
-    joints.shape = (n + 1, 2)
-    return make_result(
-        buffer[:n],
-        joints,
-        joints[n],
-        buffer[size - 2 :],
-        error,
-        min_error,
-        min_error == 0.0,
-        iterations,
-        STATUS_BY_CODE[code],
-        method,
-        None if record is None else np.array(record),
-    )
+    if not np.isfinite(start).all():
+        return None
+    _check_within_limits(chain, start)
+    return start
 
 
 def _check_within_limits(chain: Chain, angles: NDArray[np.float64]) -> None:
@@ -433,54 +291,237 @@ def _check_within_limits(chain: Chain, angles: NDArray[np.float64]) -> None:
         )
 
 
-def _result(
-    chain: Chain,
-    target: NDArray[np.float64],
-    angles: NDArray[np.float64],
-    method: str,
-    *,
-    iterations: NDArray[np.int64] | None,
-    codes: NDArray[np.int64] | None,
-    trace: NDArray[np.float64] | None,
-) -> Result:
-    """Assemble a Result; error and reachability come from the final pose itself."""
-    joints = joints_from_angles(chain.lengths, angles)
-    end = joints[..., -1, :]
-    error = distance(end, target)
-    min_error = min_error_from_target(chain.lengths, target)
-    reachable = min_error == 0.0
-    if codes is None:  # closed form: exact where reachable, the nearest pose elsewhere
-        codes = np.where(
-            reachable, CODE_BY_STATUS[Status.CONVERGED], CODE_BY_STATUS[Status.UNREACHABLE]
-        )
-        iterations = np.zeros(error.shape, dtype=np.int64)
-    status = np.array(STATUS_BY_CODE, dtype=object)[codes]
-    fields: dict[str, Any] = {
-        "error": error,
-        "min_error": min_error,
-        "reachable": reachable,
-        "iterations": iterations,
-        "status": status,
-    }
-    if target.ndim == 1:  # a single target: plain Python scalars, a Status
-        fields = {name: _scalar(value) for name, value in fields.items()}
-    return make_result(
-        angles,
-        joints,
-        end,
-        np.array(target),
-        fields["error"],
-        fields["min_error"],
-        fields["reachable"],
-        fields["iterations"],
-        fields["status"],
-        method,
-        trace,
+def _too_far(chain: Chain, target: NDArray[np.float64], codes: NDArray[np.int64]) -> None:
+    """Raise for the first target whose distances are not all representable."""
+    bad = np.argwhere(codes < 0)
+    if bad.size == 0:
+        return
+    where = tuple(int(i) for i in bad[0])
+    point = target[where] if target.ndim > 1 else target
+    raise ValueError(
+        f"target: expected |target| + ΣL below {np.finfo(np.float64).max:.3g} m (every "
+        f"distance a finite float), got {point.tolist()} with ΣL = {chain.outer_radius!r}"
+        + (f" at index {where}" if target.ndim > 1 else "")
     )
 
 
-def _scalar(value: Any) -> Any:
-    """A 0-d array or numpy scalar as the Python scalar it holds (a Status stays)."""
-    if isinstance(value, np.ndarray):
-        value = value[()]
-    return value.item() if isinstance(value, np.generic) else value
+def _analytic(
+    chain: Chain, point: tuple[float, float] | None, target: NDArray[np.float64], bend: int
+) -> Result:
+    _, analytic = _kernels_cached or _kernels()
+    lengths = chain._kernel_lengths
+    if point is not None:
+        buffer = np.empty(8)
+        error, min_error, reachable, code = analytic.solve_one(
+            lengths, chain.outer_radius, chain.inner_radius, bend, point[0], point[1], buffer
+        )
+        if code < 0:
+            _too_far(chain, np.array(point), np.array([code]))
+        return result_from_buffer(
+            buffer, 2, point, error, min_error, reachable, 0, code, "analytic"
+        )
+    shape = target.shape[:-1]
+    flat = np.array(target, dtype=np.float64).reshape(-1, 2)  # a copy: Result.target
+    count = flat.shape[0]
+    angles = np.empty((count, 2))
+    joints = np.empty((count, 3, 2))
+    error = np.empty(count)
+    min_error = np.empty(count)
+    reachable = np.empty(count, dtype=np.bool_)
+    codes = np.empty(count, dtype=np.int64)
+    analytic.solve_batch(
+        lengths,
+        chain.outer_radius,
+        chain.inner_radius,
+        bend,
+        flat,
+        angles,
+        joints,
+        error,
+        min_error,
+        reachable,
+        codes,
+    )
+    _too_far(chain, target, codes.reshape(shape))
+    return result_from_batch(
+        shape,
+        angles,
+        joints,
+        flat,
+        error,
+        min_error,
+        reachable,
+        np.zeros(count, dtype=np.int64),
+        codes,
+        "analytic",
+    )
+
+
+def _iterate_one(
+    chain: Chain,
+    method: str,
+    point: tuple[float, float],
+    start: NDArray[np.float64],
+    options: tuple[int, int, int, float, float, float, bool],
+) -> Result:
+    """One target from one start pose through ``loop.solve_one``."""
+    loop, _ = _kernels_cached or _kernels()
+    code_of_method, bend, budget, goal, fraction, cap, trace = options
+    n = chain.n_bones
+    limits = chain._kernel_limits
+    buffer = np.empty(3 * n + 2)
+    if not trace:
+        angles_room = _NO_TRACE_ANGLES.get(n)
+        if angles_room is None:
+            angles_room = _NO_TRACE_ANGLES.setdefault(n, np.empty((0, n)))
+        error, min_error, reachable, iterations, code = loop.solve_one(
+            code_of_method,
+            chain._kernel_lengths,
+            chain.outer_radius,
+            chain.inner_radius,
+            limits,
+            start,
+            bend,
+            point[0],
+            point[1],
+            budget,
+            goal,
+            fraction,
+            cap,
+            buffer,
+            _NO_TRACE,
+            angles_room,
+        )
+        errors = poses = None
+    else:
+        room = min(budget + 1, _TRACE_ROOM)
+        while True:
+            errors = np.empty(room)
+            poses = np.empty((room, n))
+            error, min_error, reachable, iterations, code = loop.solve_one(
+                code_of_method,
+                chain._kernel_lengths,
+                chain.outer_radius,
+                chain.inner_radius,
+                limits,
+                start,
+                bend,
+                point[0],
+                point[1],
+                budget,
+                goal,
+                fraction,
+                cap,
+                buffer,
+                errors,
+                poses,
+            )
+            if iterations < room or code < 0:
+                break
+            room = iterations + 1
+        errors, poses = errors[: iterations + 1], poses[: iterations + 1]
+    if code < 0:
+        _too_far(chain, np.array(point), np.array([code]))
+    return result_from_buffer(
+        buffer, n, point, error, min_error, reachable, iterations, code, method, errors, poses
+    )
+
+
+def _iterate_many(
+    chain: Chain,
+    method: str,
+    target: NDArray[np.float64],
+    init: ArrayLike | None,
+    options: tuple[int, int, int, float, float, float, bool],
+) -> Result:
+    """A batch (or one target with a batch of start poses) through ``loop.solve_batch``."""
+    loop, _ = _kernels_cached or _kernels()
+    code_of_method, bend, budget, goal, fraction, cap, trace = options
+    n = chain.n_bones
+    if init is None:
+        start = _NO_STARTS.get(n)
+        if start is None:
+            start = _NO_STARTS.setdefault(n, np.empty((0, n)))
+        start_shape: tuple[int, ...] = ()
+    else:
+        start = check_angles(init, n, "init")
+        _check_within_limits(chain, start)
+        start_shape = start.shape[:-1]
+    try:
+        shape = np.broadcast_shapes(target.shape[:-1], start_shape)
+    except ValueError:
+        raise ValueError(
+            f"init: expected a batch shape that broadcasts with target's {target.shape[:-1]}, "
+            f"got {start_shape}"
+        ) from None
+    count = math.prod(shape)
+    targets = np.array(np.broadcast_to(target, (*shape, 2)).reshape(-1, 2))  # a copy
+    if init is not None:
+        if start_shape == shape:
+            start = np.ascontiguousarray(start.reshape(-1, n), dtype=np.float64)
+        elif math.prod(start_shape) == 1:
+            start = np.ascontiguousarray(start.reshape(1, n), dtype=np.float64)
+        else:
+            start = np.ascontiguousarray(np.broadcast_to(start, (*shape, n)).reshape(-1, n))
+    angles = np.empty((count, n))
+    joints = np.empty((count, n + 1, 2))
+    error = np.empty(count)
+    min_error = np.empty(count)
+    reachable = np.empty(count, dtype=np.bool_)
+    iterations = np.empty(count, dtype=np.int64)
+    codes = np.empty(count, dtype=np.int64)
+    run = loop.solve_batch if count >= _PARALLEL_FROM else loop.solve_batch_serial
+    room = 0
+    if trace:
+        room = min(budget + 1, max(2, _BATCH_TRACE_FLOATS // max(1, count * (n + 1))))
+    while True:
+        if trace:
+            errors = np.empty((count, room))
+            poses = np.empty((count, room, n))
+        else:
+            errors = _NO_TRACES
+            poses = _NO_TRACES_ANGLES.get(n)
+            if poses is None:
+                poses = _NO_TRACES_ANGLES.setdefault(n, np.empty((0, 0, n)))
+        run(
+            code_of_method,
+            chain._kernel_lengths,
+            chain.outer_radius,
+            chain.inner_radius,
+            chain._kernel_limits,
+            start,
+            bend,
+            targets,
+            budget,
+            goal,
+            fraction,
+            cap,
+            angles,
+            joints,
+            error,
+            min_error,
+            reachable,
+            iterations,
+            codes,
+            errors,
+            poses,
+        )
+        _too_far(chain, targets.reshape(*shape, 2), codes.reshape(shape))
+        longest = int(iterations.max()) + 1 if count else 1
+        if not trace or longest <= room:
+            break
+        room = longest
+    return result_from_batch(
+        shape,
+        angles,
+        joints,
+        targets,
+        error,
+        min_error,
+        reachable,
+        iterations,
+        codes,
+        method,
+        errors[:, :longest] if trace else None,
+        poses[:, :longest] if trace else None,
+    )

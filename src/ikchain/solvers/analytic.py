@@ -15,263 +15,76 @@ The same p and q give the elbow's cosine and sine without a trigonometric call,
 ``cos dA = (q² - p²) / (q² + p²)`` and ``sin dA = ±2 p q / (q² + p²)``, and so the
 root angle ``a0 = atan2(ty, tx) - atan2(L2 sin dA, L1 + L2 cos dA)`` and the joint
 positions: bone 0 points along the target's direction turned back by that second
-``atan2``, a rotation written with products and quotients of the same numbers. A
-numpy ``sin`` or ``cos`` pass costs eight times an ``atan2`` pass here, so the whole
-result (angles, joints, tip, error) takes three ``atan2`` passes and arithmetic.
+``atan2``, a rotation written with products and quotients of the same numbers. The
+whole result (angles, joints, tip, error) takes two ``atan2`` and three ``sqrt``.
 
-Two implementations of the one formula, operation for operation:
-:func:`solve_batch` over arrays of targets (in cache-sized chunks, into
-preallocated outputs) and :func:`solve_one` for one target in plain Python floats,
-which a single solve through :func:`ikchain.solve` uses because numpy's per-call
-overhead (about 0.5 µs a call, some 40 calls) would be a hundred times the work.
-``tests/test_perf_twins.py`` holds the two to the same numbers. The only
-transcendental calls are ``sqrt`` (correctly rounded everywhere) and ``atan2``,
-which both take from numpy (its SIMD ``arctan2`` is not libm's ``atan2`` to the
-last bit).
+:func:`pose` is the formula for one target, compiled; :func:`solve_one` and
+:func:`solve_batch` (in parallel over the cores) run it on the chain scaled to unit
+length, as the iterative solvers do (:mod:`ikchain.solvers.loop`), so any scale
+gives the same honest answer.
 """
 
 from __future__ import annotations
 
 import math
 
+import numba
 import numpy as np
-from numpy.typing import NDArray
 
-from ikchain.kinematics import HUGE, wrap_angle
-
-FloatArray = NDArray[np.float64]
-
-#: Targets per chunk of the batch path: a chunk's temporaries stay in the core's cache.
-CHUNK = 4096
-
-_arctan2 = np.arctan2
-
-
-def angles_from_target(lengths: FloatArray, target: FloatArray, bend: int) -> FloatArray:
-    """Relative angles (a0, dA) of a two-bone chain whose tip reaches ``target``.
-
-    Parameters
-    ----------
-    lengths : array, shape (2,)
-        ``(L1, L2)`` in metres.
-    target : array, shape (..., 2)
-        Targets (m).
-    bend : {+1, -1}
-        Elbow branch: the sign of ``dA`` (+1 bends counter-clockwise).
-
-    Returns
-    -------
-    angles : array, shape (..., 2)
-        ``(a0, dA)`` in radians. A target beyond the outer circle gets the straight
-        chain pointing at it; one inside the inner circle gets the fully folded
-        chain along its direction: the poses closest to it.
-    """
-    return solve_batch(lengths, target, bend)[0]
+from ikchain.solvers.compiled import kernel, norm, wrap_angle
+from ikchain.solvers.loop import (
+    CHUNKS,
+    CONVERGED,
+    TOO_FAR,
+    UNREACHABLE,
+    gap_to_annulus,
+    power_of_two,
+    times,
+    unit_target,
+)
 
 
-def solve_batch(
-    lengths: FloatArray, target: FloatArray, bend: int
-) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray, FloatArray]:
-    """The closed form over targets of shape (..., 2).
+@kernel()
+def pose(
+    l1: float, l2: float, tx: float, ty: float, bend: int, out: np.ndarray
+) -> tuple[float, float]:
+    """The closed form in chain units: ``out`` gets (a0, dA, elbow x, y, tip x, y).
 
-    Returns
-    -------
-    angles (..., 2), joints (..., 3, 2), error (...), min_error (...), distance (...)
-        The pose, its joints (root, elbow, tip), the tip's distance from the target,
-        the target's distance from the reachable annulus, and from the root.
-    """
-    shape = target.shape[:-1]
-    flat = np.ascontiguousarray(target, dtype=np.float64).reshape(-1, 2)
-    count = flat.shape[0]
-    angles = np.empty((count, 2))
-    joints = np.empty((count, 3, 2))
-    joints[:, 0, :] = 0.0
-    error = np.empty(count)
-    min_error = np.empty(count)
-    radius = np.empty(count)
-    work = _Workspace(min(count, CHUNK))
-    for start in range(0, count, CHUNK):
-        stop = min(start + CHUNK, count)
-        _chunk(
-            lengths,
-            bend,
-            flat[start:stop],
-            angles[start:stop],
-            joints[start:stop],
-            error[start:stop],
-            min_error[start:stop],
-            radius[start:stop],
-            work,
-        )
-    return (
-        angles.reshape(*shape, 2),
-        joints.reshape(*shape, 3, 2),
-        error.reshape(shape),
-        min_error.reshape(shape),
-        radius.reshape(shape),
-    )
-
-
-class _Workspace:
-    """Preallocated temporaries for one chunk."""
-
-    def __init__(self, size: int) -> None:
-        self.size = size
-        names = ("tx", "ty", "d", "opening", "closing", "p", "q", "cosine", "sine")
-        names += ("x", "y", "c0", "s0", "t", "u", "den")
-        for name in names:
-            setattr(self, name, np.empty(size))
-        self.flag = np.empty(size, dtype=bool)
-
-
-def _chunk(lengths, bend, target, angles, joints, error, min_error, radius, w) -> None:
-    """:func:`solve_one` over one chunk, each line one numpy pass into a buffer."""
-    m = target.shape[0]
-    l1, l2 = float(lengths[0]), float(lengths[1])
-    longest, gap = l1 + l2, abs(l1 - l2)
-    twobend = 2.0 * bend
-    tx, ty = w.tx[:m], w.ty[:m]
-    np.copyto(tx, target[:, 0])
-    np.copyto(ty, target[:, 1])
-    d, opening, closing = w.d[:m], w.opening[:m], w.closing[:m]
-    p, q, cosine, sine = w.p[:m], w.q[:m], w.cosine[:m], w.sine[:m]
-    x, y = w.x[:m], w.y[:m]
-    c0, s0, t, u, den = w.c0[:m], w.s0[:m], w.t[:m], w.u[:m], w.den[:m]
-    flag = w.flag[:m]
-    # |t| = sqrt(tx² + ty²)
-    np.multiply(tx, tx, out=t)
-    np.multiply(ty, ty, out=u)
-    np.add(t, u, out=t)
-    np.sqrt(t, out=radius)
-    if m and not radius.max() < HUGE:  # tx² + ty² overflowed
-        _fix_huge(radius, tx, ty)
-    # d clipped to [gap, longest]; the two radicands, each exactly 0 at its end
-    np.maximum(radius, gap, out=d)
-    np.minimum(d, longest, out=d)
-    np.subtract(longest, d, out=t)
-    np.add(longest, d, out=u)
-    np.multiply(t, u, out=opening)
-    np.subtract(d, gap, out=t)
-    np.add(d, gap, out=u)
-    np.multiply(t, u, out=closing)
-    np.sqrt(opening, out=p)
-    np.sqrt(closing, out=q)
-    elbow = angles[:, 1]
-    _arctan2(p, q, out=t)
-    np.multiply(twobend, t, out=elbow)
-    # cos and sin of the elbow from the half-angle tangent p / q
-    np.add(closing, opening, out=u)
-    np.subtract(closing, opening, out=cosine)
-    np.divide(cosine, u, out=cosine)
-    np.multiply(p, q, out=sine)
-    np.multiply(twobend, sine, out=sine)
-    np.divide(sine, u, out=sine)
-    # Root angle: the target's direction turned back by the elbow triangle's angle at
-    # the root, beta = atan2(y, x). As a rotation of (tx, ty) by -beta, the turned
-    # vector is (tx x + ty y, ty x - tx y), of length |t| d: one atan2 gives a0 in
-    # [-pi, pi], and the same two numbers over |t| d are cos a0 and sin a0.
-    np.multiply(l2, cosine, out=x)
-    np.add(l1, x, out=x)
-    np.multiply(l2, sine, out=y)
-    np.multiply(tx, x, out=c0)
-    np.multiply(ty, y, out=t)
-    np.add(c0, t, out=c0)
-    np.multiply(ty, x, out=s0)
-    np.multiply(tx, y, out=t)
-    np.subtract(s0, t, out=s0)
-    root = angles[:, 0]
-    _arctan2(s0, c0, out=root)
-    np.multiply(radius, d, out=den)
-    np.divide(c0, den, out=c0)
-    np.divide(s0, den, out=s0)
-    np.equal(den, 0.0, out=flag)
-    if flag.any():  # target at the root: no direction to turn
-        where = np.flatnonzero(flag)
-        root[where] = _degenerate_root(tx[where], ty[where], x[where], y[where])
-        c0[where] = np.cos(root[where])
-        s0[where] = np.sin(root[where])
-    elbow_x, elbow_y = joints[:, 1, 0], joints[:, 1, 1]
-    np.multiply(l1, c0, out=elbow_x)
-    np.multiply(l1, s0, out=elbow_y)
-    # bone 1 direction: (c0, s0) turned by the elbow, (cos, sin)
-    tip_x, tip_y = joints[:, 2, 0], joints[:, 2, 1]
-    np.multiply(c0, cosine, out=t)
-    np.multiply(s0, sine, out=u)
-    np.subtract(t, u, out=t)
-    np.multiply(l2, t, out=t)
-    np.add(elbow_x, t, out=tip_x)
-    np.multiply(s0, cosine, out=t)
-    np.multiply(c0, sine, out=u)
-    np.add(t, u, out=t)
-    np.multiply(l2, t, out=t)
-    np.add(elbow_y, t, out=tip_y)
-    # error = |tip - target|
-    np.subtract(tip_x, tx, out=t)
-    np.subtract(tip_y, ty, out=u)
-    np.multiply(t, t, out=t)
-    np.multiply(u, u, out=u)
-    np.add(t, u, out=t)
-    np.sqrt(t, out=error)
-    if m and not error.max() < HUGE:  # the differences' squares overflowed
-        bad = ~(error < HUGE)
-        error[bad] = np.hypot(tip_x[bad] - tx[bad], tip_y[bad] - ty[bad])
-    # min error = max(0, |t| - outer, inner - |t|)
-    np.subtract(radius, longest, out=t)
-    np.subtract(gap, radius, out=u)
-    np.maximum(t, u, out=t)
-    np.maximum(0.0, t, out=min_error)
-
-
-def _degenerate_root(tx, ty, x, y):
-    """Root angle for a target at the root: its (signed-zero) direction less beta."""
-    root = _arctan2(ty, tx) - _arctan2(y, x)
-    return np.where(np.abs(root) > np.pi, wrap_angle(root), root)
-
-
-def _fix_huge(radius: FloatArray, tx: FloatArray, ty: FloatArray) -> None:
-    bad = ~(radius < HUGE)
-    radius[bad] = np.hypot(tx[bad], ty[bad])
-
-
-def solve_one(
-    l1: float,
-    l2: float,
-    tx: float,
-    ty: float,
-    bend: int,
-    _sqrt=math.sqrt,
-) -> tuple[float, float, float, float, float, float, float, float, float]:
-    """:func:`solve_batch` for one target, in Python floats, operation for operation.
-
-    Returns ``(a0, dA, elbow_x, elbow_y, tip_x, tip_y, error, min_error, distance)``.
-    Conditional expressions stand for ``np.maximum``/``np.minimum`` (the same choice
-    of operand; the builtins cost 80 ns a call).
+    A target beyond the outer circle gets the straight chain pointing at it; one
+    inside the inner circle gets the fully folded chain along its direction: the
+    poses closest to it. Returns ``(error, radius)``: the tip's distance from the
+    target, and the target's from the root.
     """
     longest = l1 + l2
     gap = l1 - l2 if l1 >= l2 else l2 - l1
     twobend = 2.0 * bend
-    radius = _sqrt(tx * tx + ty * ty)
-    if not radius < HUGE:
-        radius = float(np.hypot(tx, ty))
+    radius = norm(tx, ty)
     d = radius if radius >= gap else gap
     d = d if d <= longest else longest
     opening = (longest - d) * (longest + d)
     closing = (d - gap) * (d + gap)
-    p = _sqrt(opening)
-    q = _sqrt(closing)
+    p = math.sqrt(opening)
+    q = math.sqrt(closing)
     total = closing + opening
     cosine = (closing - opening) / total
     sine = (twobend * (p * q)) / total
     x = l1 + l2 * cosine
     y = l2 * sine
+    # Root angle: the target's direction turned back by the elbow triangle's angle at
+    # the root, beta = atan2(y, x). As a rotation of (tx, ty) by -beta, the turned
+    # vector is (tx x + ty y, ty x - tx y), of length |t| d: one atan2 gives a0, and
+    # the same two numbers over |t| d are cos a0 and sin a0.
     numerator_c = tx * x + ty * y
     numerator_s = ty * x - tx * y
-    half, root = _arctan2((p, numerator_s), (q, numerator_c)).tolist()
-    elbow = twobend * half
+    elbow = twobend * math.atan2(p, q)
+    root = math.atan2(numerator_s, numerator_c)
     den = radius * d
-    if den == 0.0:
-        root = _degenerate_root(tx, ty, x, y).item()
-        c0, s0 = math.cos(root), math.sin(root)
+    if den == 0.0:  # target at the root: its (signed-zero) direction less beta
+        root = math.atan2(ty, tx) - math.atan2(y, x)
+        if abs(root) > math.pi:
+            root = wrap_angle(root)
+        c0 = math.cos(root)
+        s0 = math.sin(root)
     else:
         c0 = numerator_c / den
         s0 = numerator_s / den
@@ -279,13 +92,122 @@ def solve_one(
     elbow_y = l1 * s0
     tip_x = elbow_x + l2 * (c0 * cosine - s0 * sine)
     tip_y = elbow_y + l2 * (s0 * cosine + c0 * sine)
-    ex = tip_x - tx
-    ey = tip_y - ty
-    error = _sqrt(ex * ex + ey * ey)
-    if not error < HUGE:
-        error = float(np.hypot(ex, ey))
-    outside = radius - longest
-    inside = gap - radius
-    worst = outside if outside >= inside else inside
-    min_error = 0.0 if worst <= 0.0 else worst
-    return root, elbow, elbow_x, elbow_y, tip_x, tip_y, error, min_error, radius
+    out[0] = root
+    out[1] = elbow
+    out[2] = elbow_x
+    out[3] = elbow_y
+    out[4] = tip_x
+    out[5] = tip_y
+    return norm(tip_x - tx, tip_y - ty), radius
+
+
+@kernel()
+def solve_target(
+    l1: float,
+    l2: float,
+    outer: float,
+    inner: float,
+    e: int,
+    up: float,
+    down: float,
+    bend: int,
+    tx: float,
+    ty: float,
+    out: np.ndarray,
+) -> tuple[float, float, bool, int]:
+    """:func:`pose` for a target in metres: ``out`` gets (a0, dA, joints x, y...) in metres.
+
+    ``l1``, ``l2`` are in chain units (lengths / 2**e). Returns ``(error,
+    min_error, reachable, code)`` in metres.
+    """
+    if not norm(tx, ty) + outer < math.inf:
+        return 0.0, 0.0, False, TOO_FAR
+    ux, uy, moved_in = unit_target(tx, ty, e, down)
+    error, radius = pose(l1, l2, ux, uy, bend, out[:6])
+    min_error = gap_to_annulus(radius, times(inner, -e, down), times(outer, -e, down))
+    reachable = min_error == 0.0
+    for i in range(2, 6):
+        out[i] = times(out[i], e, up)
+    if moved_in:
+        error = norm(out[4] - tx, out[5] - ty)
+        return error, gap_to_annulus(norm(tx, ty), inner, outer), False, UNREACHABLE
+    code = CONVERGED if reachable else UNREACHABLE
+    return times(error, e, up), times(min_error, e, up), reachable, code
+
+
+@kernel()
+def chain_scale(lengths: np.ndarray, outer: float) -> tuple[float, float, int, float, float]:
+    e = math.frexp(outer)[1]
+    up = power_of_two(e)
+    down = power_of_two(-e)
+    return times(lengths[0], -e, down), times(lengths[1], -e, down), e, up, down
+
+
+_ONE = (
+    "Tuple((float64, float64, boolean, int64))(float64[::1], float64, float64, int64,"
+    " float64, float64, float64[::1])"
+)
+
+
+@kernel(_ONE)
+def solve_one(
+    lengths: np.ndarray,
+    outer: float,
+    inner: float,
+    bend: int,
+    tx: float,
+    ty: float,
+    out: np.ndarray,
+) -> tuple[float, float, bool, int]:
+    """One target: ``out`` (8,) gets (a0, dA, root x, y, elbow x, y, tip x, y)."""
+    l1, l2, e, up, down = chain_scale(lengths, outer)
+    out[2] = 0.0
+    out[3] = 0.0
+    scratch = np.empty(6)
+    result = solve_target(l1, l2, outer, inner, e, up, down, bend, tx, ty, scratch)
+    out[0] = scratch[0]
+    out[1] = scratch[1]
+    for i in range(2, 6):
+        out[i + 2] = scratch[i]
+    return result
+
+
+_MANY = (
+    "void(float64[::1], float64, float64, int64, float64[:, ::1], float64[:, ::1],"
+    " float64[:, :, ::1], float64[::1], float64[::1], boolean[::1], int64[::1])"
+)
+
+
+@kernel(_MANY, parallel=True)
+def solve_batch(
+    lengths: np.ndarray,
+    outer: float,
+    inner: float,
+    bend: int,
+    targets: np.ndarray,
+    angles: np.ndarray,
+    joints: np.ndarray,
+    error: np.ndarray,
+    min_error: np.ndarray,
+    reachable: np.ndarray,
+    codes: np.ndarray,
+) -> None:
+    """Targets (B, 2) in parallel; angles (B, 2), joints (B, 3, 2), then per target."""
+    l1, l2, e, up, down = chain_scale(lengths, outer)
+    count = targets.shape[0]
+    chunks = min(count, CHUNKS)
+    for chunk in numba.prange(chunks):
+        scratch = np.empty(6)
+        for b in range(chunk * count // chunks, (chunk + 1) * count // chunks):
+            result = solve_target(
+                l1, l2, outer, inner, e, up, down, bend, targets[b, 0], targets[b, 1], scratch
+            )
+            error[b], min_error[b], reachable[b], codes[b] = result
+            angles[b, 0] = scratch[0]
+            angles[b, 1] = scratch[1]
+            joints[b, 0, 0] = 0.0
+            joints[b, 0, 1] = 0.0
+            joints[b, 1, 0] = scratch[2]
+            joints[b, 1, 1] = scratch[3]
+            joints[b, 2, 0] = scratch[4]
+            joints[b, 2, 1] = scratch[5]

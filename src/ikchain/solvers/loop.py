@@ -1,10 +1,10 @@
-"""The one iteration loop that every iterative solver runs.
+"""The one iteration loop that every iterative solver runs, compiled, for one target or many.
 
 The loop owns the budget (``max_iterations``), the goal (``tolerance``), the stop
-rules and the trace; a solver supplies only its *step*: a function that takes the
-current angles of the still-running targets and returns the next angles.
+rules and the trace; a solver supplies only its *step* (``ccd.step``,
+``fabrik.step``, ``dls.step``): the next pose from the current one.
 
-Stop rules, checked per target before the first step and after each one:
+Stop rules, checked before the first step and after each one:
 
 1. ``error <= tolerance``: converged.
 2. The target is out of reach and ``error <= min_error + tolerance``: unreachable
@@ -13,226 +13,497 @@ Stop rules, checked per target before the first step and after each one:
    stalled, since it would change nothing next time either.
 4. The budget ran out: max_iterations.
 
-The loop comes in two shapes with the same rules: :func:`iterate` over a flat batch
-(numpy columns) and :func:`iterate_one` for one target in Python floats, which a
-single solve through :func:`ikchain.solve` runs because numpy's per-call overhead
-(some 0.5 µs a call) is many times the arithmetic of one small chain. Each solver
-supplies a step for each (``make_step`` and ``make_step_one``). The stop rules are
-therefore written twice, both in this module: vectorised in :func:`_stop_codes`, and
-written out in :func:`iterate_one`'s loop. ``tests/test_perf_twins.py`` runs the two
-loops on the same scripted steps and holds them to the same status codes,
-iterations and traces, and each solver's two steps to the same numbers.
+**Scale.** The kernels work on the chain divided by a power of two near its length
+ΣL (so lengths are at most 1): every product, square and quotient stays far from
+overflow and underflow for chains of any size, and the division is exact, so the
+numbers are those of the same chain at unit scale, multiplied back exactly. The
+tolerance is still the caller's, in metres (divided by the same power of two). A
+target more than 2²⁰⁰ ΣL away is moved along its ray to 2²⁰⁰ ΣL for the
+iterations (every pose is then equally far from it, to the last bit), and its
+error and min_error are computed in metres.
+
+:func:`solve_one` runs one target; :func:`solve_batch` runs many in parallel
+(``prange`` over chunks of targets), each through :func:`iterate`, so a target's
+answer is the same, to the bit, alone or in a batch.
 """
 
 from __future__ import annotations
 
 import math
+import types
 from collections.abc import Callable
-from dataclasses import dataclass
+from typing import Any
 
+import numba
 import numpy as np
-from numpy.typing import NDArray
 
-from ikchain.kinematics import HUGE, distance, end_from_angles, joints_one, norm_one
-from ikchain.result import CODE_BY_STATUS, RUNNING, Status
+from ikchain.solvers import ccd, dls, fabrik
+from ikchain.solvers.compiled import joints_into, kernel, norm
+from ikchain.solvers.methods import CODE, START_BEND
 
-FloatArray = NDArray[np.float64]
+CCD, FABRIK, DLS = CODE["ccd"], CODE["fabrik"], CODE["dls"]
 
-#: ``step(angles (m, n), target (m, 2), memory (m, k) or None) -> (angles, memory)``.
-#: ``memory`` is per-target state the solver carries between iterations; solvers
-#: without any pass ``None`` through. A step may return a third item, the tip of the
-#: new pose, shape (m, 2), when it computed it on the way (exactly as
-#: :func:`end_from_angles` would); otherwise the loop computes it.
-Step = Callable[[FloatArray, FloatArray, FloatArray | None], tuple]
-
-#: ``step_one(angles, xs, ys, tx, ty) -> (angles, xs, ys)``: one iteration for one
-#: target, in Python floats. ``xs``, ``ys`` are the joints of the pose (root first,
-#: tip last, n + 1 each, exactly as :func:`ikchain.kinematics.joints_one` gives them);
-#: every step needs them, so the loop carries them, and the step returns the joints
-#: of its new pose (the loop's tip and error, and the result's joints). A step must
-#: not modify the lists it is given; it returns the same ones to stay where it is.
-StepOne = Callable[
-    [list[float], list[float], list[float], float, float],
-    tuple[list[float], list[float], list[float]],
-]
-
-_CONVERGED = CODE_BY_STATUS[Status.CONVERGED]
-_UNREACHABLE = CODE_BY_STATUS[Status.UNREACHABLE]
-_STALLED = CODE_BY_STATUS[Status.STALLED]
-_MAX_ITERATIONS = CODE_BY_STATUS[Status.MAX_ITERATIONS]
+# Status codes (the order of ikchain.result.STATUS_BY_CODE), and a refused target.
+CONVERGED, UNREACHABLE, STALLED, MAX_ITERATIONS = 0, 1, 2, 3
+TOO_FAR = -2
 
 #: A change of at most this many machine epsilons (relative) counts as no change.
-#: (A Python float: a numpy scalar would make every scalar comparison with it slow.)
-_ROUNDING = 8.0 * float(np.finfo(np.float64).eps)
+ROUNDING = 8.0 * float(np.finfo(np.float64).eps)
+#: Targets beyond this many chain lengths are moved in along their ray (see above).
+FAR = 2.0**200
+#: The tolerance, in chain lengths, is capped here (beyond, every pose converges).
+TOLERANCE_CAP = 2.0**300
+#: A batch is cut into at most this many chunks, shared out among the threads.
+CHUNKS = 256
+#: Scratch rows a step may use (``work``), beyond the loop's own.
+STEP_ROWS = 5
 
 
-@dataclass
-class LoopOutcome:
-    """Final angles, iteration counts, status codes and optional trace, batch (B, ...)."""
-
-    angles: FloatArray
-    error: FloatArray
-    iterations: NDArray[np.int64]
-    codes: NDArray[np.int64]
-    trace: FloatArray | None
+# -- scale ----------------------------------------------------------------------------
 
 
-def _stop_codes(
-    error: FloatArray,
-    min_error: FloatArray,
-    tolerance: float,
-    before: FloatArray | None,
-    after: FloatArray | None,
-) -> NDArray[np.int64]:
-    """Status code per target for the stop rules 1-3 (RUNNING where none applies).
-
-    ``before`` and ``after`` are the angles, shape (m, n), around the step just
-    taken; ``None`` before the first step. :func:`iterate_one` applies the same
-    rules to one target, written out in its loop.
-    """
-    codes = np.full(error.shape, RUNNING, dtype=np.int64)
-    if before is not None:
-        unchanged = np.all(
-            np.abs(after - before) <= _ROUNDING * np.maximum(1.0, np.abs(before)), axis=-1
-        )
-        codes[unchanged] = _STALLED
-    codes[(min_error > 0.0) & (error <= min_error + tolerance)] = _UNREACHABLE
-    codes[error <= tolerance] = _CONVERGED
-    return codes
+@kernel()
+def power_of_two(e: int) -> float:
+    """``2**e`` when it is a normal float (then ``x * 2**e`` is exact), else 0."""
+    return math.ldexp(1.0, e) if -1000 < e < 1000 else 0.0
 
 
-# -- the loop, twice ----------------------------------------------------------------
+@kernel()
+def times(x: float, e: int, factor: float) -> float:
+    """``x * 2**e`` rounded once, ``factor`` being :func:`power_of_two` ``(e)``."""
+    return x * factor if factor != 0.0 else math.ldexp(x, e)
 
 
+@kernel()
+def unit_tolerance(tolerance: float, e: int, down: float, up: float) -> float:
+    """``tolerance / 2**e``, capped, never rounded up (converged must mean error <= it)."""
+    scaled = times(tolerance, -e, down)
+    if not scaled <= TOLERANCE_CAP:
+        return TOLERANCE_CAP
+    if times(scaled, e, up) > tolerance:
+        scaled = np.nextafter(scaled, 0.0)
+    return scaled
+
+
+@kernel()
+def unit_target(tx: float, ty: float, e: int, down: float) -> tuple[float, float, bool]:
+    """The target in chain units, and whether it was moved in from beyond :data:`FAR`."""
+    ux = times(tx, -e, down)
+    uy = times(ty, -e, down)
+    if norm(ux, uy) <= FAR:
+        return ux, uy, False
+    k = 200 - math.frexp(max(abs(tx), abs(ty)))[1]
+    return math.ldexp(tx, k), math.ldexp(ty, k), True
+
+
+@kernel()
+def gap_to_annulus(radius: float, inner: float, outer: float) -> float:
+    """``max(0, radius - outer, inner - radius)``: the smallest error of any pose."""
+    outside = radius - outer
+    inside = inner - radius
+    worst = outside if outside >= inside else inside
+    return 0.0 if worst <= 0.0 else worst
+
+
+# -- the loop ---------------------------------------------------------------------------
+
+
+@kernel()
+def changed(before: np.ndarray, after: np.ndarray) -> bool:
+    """Whether any angle moved by more than rounding, ``ROUNDING * max(1, |before|)``."""
+    for i in range(before.size):
+        was = before[i]
+        size = abs(was)
+        if not abs(after[i] - was) <= ROUNDING * (1.0 if size <= 1.0 else size):
+            return True
+    return False
+
+
+@kernel()
 def iterate(
-    step: Step,
-    lengths: FloatArray,
-    angles: FloatArray,
-    target: FloatArray,
-    min_error: FloatArray,
-    *,
-    max_iterations: int,
-    tolerance: float,
-    memory: FloatArray | None = None,
-    record_trace: bool = False,
-) -> LoopOutcome:
-    """Run ``step`` on a flat batch until every target has stopped.
-
-    Parameters
-    ----------
-    step : Step
-        One iteration of a solver.
-    lengths : array, shape (n,)
-        Bone lengths (m).
-    angles : array, shape (B, n)
-        Start poses (rad); not modified.
-    target : array, shape (B, 2)
-        Targets (m).
-    min_error : array, shape (B,)
-        Distance of each target to the reachable annulus (m).
-    max_iterations : int
-        Budget per target.
-    tolerance : float
-        Goal for the end error (m), > 0.
-    memory : array, shape (B, k), optional
-        Initial per-target solver memory.
-    record_trace : bool
-        Keep the end error before the first iteration and after each one.
-    """
-    angles = angles.copy()
-    memory = None if memory is None else memory.copy()
-    error = distance(end_from_angles(lengths, angles), target)
-    codes = _stop_codes(error, min_error, tolerance, None, None)
-    iterations = np.zeros(error.shape, dtype=np.int64)
-    trace = [error.copy()] if record_trace else None
-
-    for _ in range(max_iterations):
-        active = np.flatnonzero(codes == RUNNING)
-        if active.size == 0:
-            break
-        before = angles[active]
-        active_target = target[active]
-        stepped = step(before, active_target, None if memory is None else memory[active])
-        after, new_memory = stepped[0], stepped[1]
-        end = stepped[2] if len(stepped) > 2 else None
-        if memory is not None:
-            memory[active] = new_memory
-        angles[active] = after
-        iterations[active] += 1
-        if end is None:
-            end = end_from_angles(lengths, after)
-        error[active] = distance(end, active_target)
-        codes[active] = _stop_codes(error[active], min_error[active], tolerance, before, after)
-        if trace is not None:
-            row = np.full(error.shape, np.nan)
-            row[active] = error[active]
-            trace.append(row)
-
-    codes[codes == RUNNING] = _MAX_ITERATIONS
-    return LoopOutcome(
-        angles=angles,
-        error=error,
-        iterations=iterations,
-        codes=codes,
-        trace=None if trace is None else np.stack(trace, axis=-1),
-    )
-
-
-def iterate_one(
-    step: StepOne,
-    lengths: list[float],
-    angles: list[float],
+    method: int,
+    lengths: np.ndarray,
+    bias: float,
+    limited: bool,
+    lows: np.ndarray,
+    highs: np.ndarray,
+    damping: float,
+    max_step: float,
     tx: float,
     ty: float,
     min_error: float,
-    *,
-    max_iterations: int,
     tolerance: float,
-    record_trace: bool = False,
-    _sqrt=math.sqrt,
-) -> tuple[list[float], list[float], list[float], float, int, int, list[float] | None]:
-    """:func:`iterate` for one target in Python floats, rule for rule and to the bit.
+    max_iterations: int,
+    angles: np.ndarray,
+    joints: np.ndarray,
+    work: np.ndarray,
+    trace: np.ndarray,
+    trace_angles: np.ndarray,
+) -> tuple[float, int, int]:
+    """Run ``method``'s step from the pose in ``angles[0]`` until a stop rule fires.
 
-    Parameters are :func:`iterate`'s for a batch of one, as Python floats and lists
-    (``step`` is a :data:`StepOne`). ``angles`` is not modified.
+    Parameters are in chain units. ``angles`` (2, n) and ``joints`` (2, n + 1, 2)
+    hold the current and the next pose; on return the final pose and its joints are
+    in ``angles[0]`` and ``joints[0]``. ``work`` (STEP_ROWS, n) is the step's
+    scratch. The end error before the first iteration and after each one goes to
+    ``trace`` and the pose to ``trace_angles``, as far as they have room.
 
     Returns
     -------
-    angles, xs, ys, error, iterations, code, trace
-        The final pose, its joints (root first, tip last), its end error, the
-        iterations used, the status code and, when asked for, the end error before
-        the first iteration and after each one.
+    error, iterations, code
     """
-    xs, ys = joints_one(lengths, angles)
-    gx, gy = xs[-1] - tx, ys[-1] - ty
-    error = norm_one(gx, gy)
-    trace = [error] if record_trace else None
+    n = lengths.size
+    current, following = 0, 1
+    joints_into(lengths, angles[0], joints[0])
+    error = norm(joints[0, n, 0] - tx, joints[0, n, 1] - ty)
+    room = trace.shape[0]
+    room_angles = trace_angles.shape[0]
+    if room > 0:
+        trace[0] = error
+    if room_angles > 0:
+        trace_angles[0, :] = angles[0]
     iterations = 0
-    before = None
+    moved = True
     while True:
-        # The stop rules, in their order (rules 1-3 are _stop_codes' for one target,
-        # written out here because a call per iteration would cost more than them).
         if error <= tolerance:
-            return angles, xs, ys, error, iterations, _CONVERGED, trace
+            code = CONVERGED
+            break
         if min_error > 0.0 and error <= min_error + tolerance:
-            return angles, xs, ys, error, iterations, _UNREACHABLE, trace
-        if before is not None:
-            for i, was in enumerate(before):  # all |after - before| <= _ROUNDING max(1, |before|)?
-                change = angles[i] - was
-                change = change if change >= 0.0 else -change
-                size = was if was >= 0.0 else -was
-                if not change <= _ROUNDING * (1.0 if size <= 1.0 else size):
-                    break
-            else:  # no angle changed beyond rounding
-                return angles, xs, ys, error, iterations, _STALLED, trace
+            code = UNREACHABLE
+            break
+        if not moved:
+            code = STALLED
+            break
         if iterations >= max_iterations:
-            return angles, xs, ys, error, iterations, _MAX_ITERATIONS, trace
-        before = angles
-        angles, xs, ys = step(angles, xs, ys, tx, ty)
+            code = MAX_ITERATIONS
+            break
+        before, after = angles[current], angles[following]
+        if method == CCD:
+            ccd.step(
+                lengths,
+                before,
+                joints[current],
+                tx,
+                ty,
+                damping,
+                max_step,
+                limited,
+                lows,
+                highs,
+                after,
+                joints[following],
+            )
+        elif method == FABRIK:
+            fabrik.step(lengths, before, joints[current], tx, ty, after, joints[following], work)
+        else:
+            dls.step(
+                lengths,
+                bias,
+                before,
+                joints[current],
+                tx,
+                ty,
+                damping,
+                limited,
+                lows,
+                highs,
+                after,
+                joints[following],
+                work,
+            )
+        moved = changed(before, after)
+        current, following = following, current
         iterations += 1
-        gx, gy = xs[-1] - tx, ys[-1] - ty
-        error = _sqrt(gx * gx + gy * gy)  # norm_one, inline
-        if not error < HUGE:
-            error = norm_one(gx, gy)
-        if trace is not None:
-            trace.append(error)
+        error = norm(joints[current, n, 0] - tx, joints[current, n, 1] - ty)
+        if iterations < room:
+            trace[iterations] = error
+        if iterations < room_angles:
+            trace_angles[iterations, :] = angles[current]
+    if current != 0:
+        angles[0, :] = angles[current]
+        joints[0, :, :] = joints[current]
+    return error, iterations, code
+
+
+@kernel()
+def start_pose(
+    starts: np.ndarray,
+    row: int,
+    bend: int,
+    limited: bool,
+    lows: np.ndarray,
+    highs: np.ndarray,
+    into: np.ndarray,
+) -> None:
+    """Row ``row`` of ``starts`` (or its only row), or the bent default when it has none."""
+    n = into.size
+    if starts.shape[0] == 0:  # default: every joint bent by START_BEND, within limits
+        for i in range(n):
+            value = bend * START_BEND
+            if limited:
+                value = value if value >= lows[i] else lows[i]
+                value = value if value <= highs[i] else highs[i]
+            into[i] = value
+    else:
+        source = starts[row if starts.shape[0] > 1 else 0]
+        for i in range(n):
+            into[i] = source[i]
+
+
+@kernel()
+def solve_target(
+    method: int,
+    lengths: np.ndarray,
+    outer: float,
+    inner: float,
+    unit_lengths: np.ndarray,
+    e: int,
+    up: float,
+    down: float,
+    limited: bool,
+    lows: np.ndarray,
+    highs: np.ndarray,
+    damping: float,
+    max_step: float,
+    tolerance: float,
+    max_iterations: int,
+    tx: float,
+    ty: float,
+    angles: np.ndarray,
+    joints: np.ndarray,
+    work: np.ndarray,
+    trace: np.ndarray,
+    trace_angles: np.ndarray,
+) -> tuple[float, float, bool, int, int]:
+    """One target from the start pose in ``angles[0]``: scale in, :func:`iterate`, scale out.
+
+    On return ``angles[0]`` and ``joints[0]`` (m) hold the answer, ``trace`` its
+    errors (m). Returns ``(error, min_error, reachable, iterations, code)`` in metres.
+    """
+    n = lengths.size
+    if not norm(tx, ty) + outer < math.inf:
+        return 0.0, 0.0, False, 0, TOO_FAR
+    outer_unit = times(outer, -e, down)
+    inner_unit = times(inner, -e, down)
+    bias = dls.BIAS * outer_unit**2
+    unit_tol = unit_tolerance(tolerance, e, down, up)
+    ux, uy, moved_in = unit_target(tx, ty, e, down)
+    min_error = gap_to_annulus(norm(ux, uy), inner_unit, outer_unit)
+    error, iterations, code = iterate(
+        method,
+        unit_lengths,
+        bias,
+        limited,
+        lows,
+        highs,
+        damping,
+        max_step,
+        ux,
+        uy,
+        min_error,
+        unit_tol,
+        max_iterations,
+        angles,
+        joints,
+        work,
+        trace,
+        trace_angles,
+    )
+    final = joints[0]
+    for i in range(n + 1):
+        final[i, 0] = times(final[i, 0], e, up)
+        final[i, 1] = times(final[i, 1], e, up)
+    reachable = min_error == 0.0
+    if moved_in:  # errors in metres; every pose was equally far (see the module notes)
+        error = norm(final[n, 0] - tx, final[n, 1] - ty)
+        min_error = gap_to_annulus(norm(tx, ty), inner, outer)
+        code = CONVERGED if error <= tolerance else UNREACHABLE
+        if trace.shape[0] > 0:
+            trace[0] = error
+        return error, min_error, reachable, iterations, code
+    for k in range(min(iterations + 1, trace.shape[0])):
+        trace[k] = times(trace[k], e, up)
+    return times(error, e, up), times(min_error, e, up), reachable, iterations, code
+
+
+@kernel()
+def chain_units(lengths: np.ndarray, outer: float) -> tuple[np.ndarray, int, float, float]:
+    """Lengths divided by ``2**e``, the power of two at ΣL, with ``e`` and the factors."""
+    e = math.frexp(outer)[1]
+    up = power_of_two(e)
+    down = power_of_two(-e)
+    unit = np.empty(lengths.size)
+    for i in range(lengths.size):
+        unit[i] = times(lengths[i], -e, down)
+    return unit, e, up, down
+
+
+_ONE = (
+    "Tuple((float64, float64, boolean, int64, int64))(int64, float64[::1], float64, float64,"
+    " float64[:, ::1], float64[::1], int64, float64, float64, int64, float64, float64,"
+    " float64, float64[::1], float64[::1], float64[:, ::1])"
+)
+
+
+@kernel(_ONE)
+def solve_one(
+    method: int,
+    lengths: np.ndarray,
+    outer: float,
+    inner: float,
+    limits: np.ndarray,
+    start: np.ndarray,
+    bend: int,
+    tx: float,
+    ty: float,
+    max_iterations: int,
+    tolerance: float,
+    damping: float,
+    max_step: float,
+    out: np.ndarray,
+    trace: np.ndarray,
+    trace_angles: np.ndarray,
+) -> tuple[float, float, bool, int, int]:
+    """One target. ``limits`` (n, 2) or (0, 2) for none; ``start`` (n,) or (0,) for the
+    bent default. Writes the angles (n) and the joints (n + 1, 2) into ``out``.
+
+    Returns ``(error, min_error, reachable, iterations, code)``.
+    """
+    n = lengths.size
+    limited = limits.shape[0] > 0
+    lows = limits[:, 0]
+    highs = limits[:, 1]
+    unit, e, up, down = chain_units(lengths, outer)
+    angles = np.empty((2, n))
+    joints = np.empty((2, n + 1, 2))
+    work = np.empty((STEP_ROWS, n))
+    start_pose(start.reshape((-1, n)), 0, bend, limited, lows, highs, angles[0])
+    result = solve_target(
+        method,
+        lengths,
+        outer,
+        inner,
+        unit,
+        e,
+        up,
+        down,
+        limited,
+        lows,
+        highs,
+        damping,
+        max_step,
+        tolerance,
+        max_iterations,
+        tx,
+        ty,
+        angles,
+        joints,
+        work,
+        trace,
+        trace_angles,
+    )
+    for i in range(n):
+        out[i] = angles[0, i]
+    for i in range(n + 1):
+        out[n + 2 * i] = joints[0, i, 0]
+        out[n + 2 * i + 1] = joints[0, i, 1]
+    return result
+
+
+_MANY = (
+    "void(int64, float64[::1], float64, float64, float64[:, ::1], float64[:, ::1], int64,"
+    " float64[:, ::1], int64, float64, float64, float64, float64[:, ::1], float64[:, :, ::1],"
+    " float64[::1], float64[::1], boolean[::1], int64[::1], int64[::1], float64[:, ::1],"
+    " float64[:, :, ::1])"
+)
+
+
+def _solve_many(
+    method: int,
+    lengths: np.ndarray,
+    outer: float,
+    inner: float,
+    limits: np.ndarray,
+    starts: np.ndarray,
+    bend: int,
+    targets: np.ndarray,
+    max_iterations: int,
+    tolerance: float,
+    damping: float,
+    max_step: float,
+    angles_out: np.ndarray,
+    joints_out: np.ndarray,
+    error: np.ndarray,
+    min_error: np.ndarray,
+    reachable: np.ndarray,
+    iterations: np.ndarray,
+    codes: np.ndarray,
+    trace: np.ndarray,
+    trace_angles: np.ndarray,
+) -> None:
+    """Many targets (B, 2), in chunks over the cores; ``starts`` (B, n), (1, n) or (0, n).
+
+    ``trace`` (B, room) and ``trace_angles`` (B, room, n), or with B = 0 for none;
+    entries after a target stopped are NaN.
+    """
+    n = lengths.size
+    count = targets.shape[0]
+    limited = limits.shape[0] > 0
+    lows = limits[:, 0]
+    highs = limits[:, 1]
+    unit, e, up, down = chain_units(lengths, outer)
+    recording = trace.shape[0] > 0
+    chunks = min(count, CHUNKS)
+    for chunk in numba.prange(chunks):
+        angles = np.empty((2, n))
+        joints = np.empty((2, n + 1, 2))
+        work = np.empty((STEP_ROWS, n))
+        no_trace = np.empty(0)
+        no_trace_angles = np.empty((0, n))
+        for b in range(chunk * count // chunks, (chunk + 1) * count // chunks):
+            start_pose(starts, b, bend, limited, lows, highs, angles[0])
+            row = trace[b] if recording else no_trace
+            row_angles = trace_angles[b] if recording else no_trace_angles
+            result = solve_target(
+                method,
+                lengths,
+                outer,
+                inner,
+                unit,
+                e,
+                up,
+                down,
+                limited,
+                lows,
+                highs,
+                damping,
+                max_step,
+                tolerance,
+                max_iterations,
+                targets[b, 0],
+                targets[b, 1],
+                angles,
+                joints,
+                work,
+                row,
+                row_angles,
+            )
+            error[b], min_error[b], reachable[b], iterations[b], codes[b] = result
+            angles_out[b, :] = angles[0]
+            joints_out[b, :, :] = joints[0]
+            if recording:
+                row[iterations[b] + 1 :] = np.nan
+                row_angles[iterations[b] + 1 :, :] = np.nan
+
+
+def _renamed(function: Callable[..., Any], name: str) -> Callable[..., Any]:
+    """The same code under another name: numba caches each compiled flavour by name."""
+    copy = types.FunctionType(function.__code__, function.__globals__, name)
+    copy.__qualname__ = name
+    copy.__doc__ = function.__doc__
+    return copy
+
+
+#: The batch on every core, and on one (small batches, where starting threads costs more).
+solve_batch = kernel(_MANY, parallel=True)(_renamed(_solve_many, "solve_batch"))
+solve_batch_serial = kernel(_MANY)(_renamed(_solve_many, "solve_batch_serial"))

@@ -24,8 +24,8 @@ import numpy as np
 from ikchain.caps import CAPS
 from ikchain.chain import Chain
 from ikchain.checks import check_points, check_real
-from ikchain.lesson import replay
-from ikchain.lesson.content import DEFAULT_LANG, LANGS
+from ikchain.lesson import motion, replay
+from ikchain.lesson.content import DEFAULT_LANG, LANGS, load_text
 from ikchain.lesson.frames import (
     OPTION_KEYS,
     FrameRequest,
@@ -40,6 +40,9 @@ FRAME_KEYS = SOLVE_KEYS | {"id", "smoothing", "previous_target", "family"}
 #: Kinds of message on the frame channel besides a drag frame (``kind`` absent or
 #: "frame"): each names the request keys it takes and its reply builder.
 REPLAY_KEYS = SOLVE_KEYS | {"id", "kind", "lang", "joint_steps"}
+MOTION_KEYS = frozenset(
+    {"id", "kind", "lang", "lengths", "path", "frames_per_lap", "budget", "start"}
+)
 
 
 class RequestError(ValueError):
@@ -208,8 +211,51 @@ def replay_reply(data: dict[str, Any]) -> dict[str, Any]:
     return {"id": _plain_id(data.get("id")), "ok": True, "replay": view}
 
 
+def motion_reply(data: dict[str, Any]) -> dict[str, Any]:
+    """A moving target's path tracked by every method (``kind: "motion"``).
+
+    Keys: ``lengths``, ``path`` (circle, figure8, jump), ``frames_per_lap``,
+    ``budget`` (iterations a frame), ``start`` (warm or cold), ``lang``. Capped by
+    :data:`motion.MAX_FRAMES_PER_LAP`, :data:`motion.MAX_BUDGET` and
+    :data:`motion.MAX_MOTION_WORK` as well as the bone cap.
+    """
+    unknown = sorted(set(data) - MOTION_KEYS)
+    if unknown:
+        raise RequestError(
+            f"request: expected keys among {', '.join(sorted(MOTION_KEYS))}, "
+            f"got {', '.join(unknown)}"
+        )
+    if "lengths" not in data:
+        raise RequestError("request: expected key 'lengths', got none")
+    lengths = _number_list(data, "lengths")
+    if len(lengths) > CAPS["max_bones"]:
+        raise RequestError(
+            f"lengths: expected at most {CAPS['max_bones']} bones, got {len(lengths)}"
+        )
+    lang = _check_lang(data)
+    try:
+        request = motion.motion_request(
+            Chain(lengths),
+            data.get("path", "circle"),
+            data.get("frames_per_lap", motion.FRAMES_PER_LAP[1]),
+            data.get("budget", motion.BUDGETS[2]),
+            data.get("start", "warm"),
+        )
+        view = motion.motion_view(request, _motion_words(lang))
+    except ValueError as error:
+        raise RequestError(str(error)) from None
+    return {"id": _plain_id(data.get("id")), "ok": True, "motion": view}
+
+
+def _motion_words(lang: str) -> dict[str, str]:
+    text = load_text(lang)
+    words = text["motion"]
+    methods = {f"method_{m}": text["controls"][f"method_{m}"] for m in motion.MOTION_METHODS}
+    return {"title": words["chart_title"], "x": words["chart_x"], "y": words["chart_y"], **methods}
+
+
 #: ``kind`` → reply builder, for every kind of message but a drag frame.
-KINDS = {"replay": replay_reply}
+KINDS = {"replay": replay_reply, "motion": motion_reply}
 
 
 def frame_reply(message: bytes | str) -> dict[str, Any]:

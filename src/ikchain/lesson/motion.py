@@ -1,0 +1,255 @@
+"""Moving targets: a preset path played frame by frame, each frame solved on a budget.
+
+A path (circle, figure-of-eight, or a jump across the reach boundary and back) is
+sampled at ``frames_per_lap`` frames a lap, for :data:`LAPS` laps. Each frame every
+method (CCD, FABRIK, damped least squares) gets at most ``budget`` iterations, starting
+either from its own previous frame's pose (*warm*, as engines do) or from the default
+start pose every frame (*cold*). What the page plays back is computed here, with
+:func:`ikchain.solve` only: each method's pose, tip and tracking error per frame.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ikchain.chain import Chain
+from ikchain.formatting import format_number
+from ikchain.kinematics import wrap_angle
+from ikchain.lesson import plots
+from ikchain.solvers import solve
+
+#: Methods tracked side by side.
+MOTION_METHODS = ("ccd", "fabrik", "dls")
+PATHS = ("circle", "figure8", "jump")
+STARTS = ("warm", "cold")
+#: Laps computed: the first starts from the start pose, the second shows steady tracking.
+LAPS = 2
+#: Frames per lap the page offers (at 60 frames a second: 1, 2 and 4 s a lap).
+FRAMES_PER_LAP = (60, 120, 240)
+#: Iteration budgets per frame the page offers.
+BUDGETS = (1, 2, 4, 8, 16, 64)
+#: Caps on one request: frames per lap, and bones × iterations × frames × methods.
+MAX_FRAMES_PER_LAP = 600
+MAX_BUDGET = 64
+MAX_MOTION_WORK = 300_000
+#: A frame counts as "on target" when its error is within this of the best possible.
+ON_TARGET = 1e-6
+#: The tracking chart's floor: smaller errors are rounding, drawn on its bottom edge.
+CHART_FLOOR = 1e-12
+
+#: Path geometry (m) for the lesson's chains (ΣL = 1.4, inner radius ≤ 0.2): every
+#: point of the circle and the figure-of-eight lies inside the reachable annulus; the
+#: jump goes from a point inside it to one outside and back.
+CIRCLE = {"centre": (0.7, 0.2), "radius": 0.45}
+FIGURE8 = {"centre": (0.75, 0.15), "width": 0.45, "height": 0.45}
+JUMP = {"inside": (0.8, 0.5), "outside": (1.5, 0.75)}
+
+
+def targets_from_path(path: str, frames_per_lap: int, laps: int = LAPS) -> np.ndarray:
+    """Targets of ``path``, shape (frames_per_lap · laps, 2) (m)."""
+    if path not in PATHS:
+        raise ValueError(f"path: expected one of {', '.join(PATHS)}, got {path!r}")
+    t = 2.0 * math.pi * np.arange(frames_per_lap * laps) / frames_per_lap
+    if path == "circle":
+        (cx, cy), r = CIRCLE["centre"], CIRCLE["radius"]
+        return np.stack((cx + r * np.cos(t), cy + r * np.sin(t)), axis=-1)
+    if path == "figure8":
+        (cx, cy), a, b = FIGURE8["centre"], FIGURE8["width"], FIGURE8["height"]
+        return np.stack((cx + a * np.sin(t), cy + b * np.sin(t) * np.cos(t)), axis=-1)
+    phase = np.arange(frames_per_lap * laps) % frames_per_lap
+    outside = phase >= frames_per_lap // 2
+    return np.where(outside[:, None], JUMP["outside"], JUMP["inside"]).astype(np.float64)
+
+
+@dataclass(frozen=True)
+class Track:
+    """One method's run along a path: per frame its pose, joints, error and iterations."""
+
+    method: str
+    angles: np.ndarray  # (F, n)
+    joints: np.ndarray  # (F, n + 1, 2)
+    error: np.ndarray  # (F,)
+    min_error: np.ndarray  # (F,)
+    iterations: np.ndarray  # (F,)
+
+    def joint_jumps_deg(self) -> np.ndarray:
+        """Largest joint-angle change from each frame to the next (°, wrapped), (F - 1,)."""
+        change = wrap_angle(np.diff(self.angles, axis=0))
+        return np.degrees(np.max(np.abs(change), axis=-1))
+
+
+def track(
+    chain: Chain, targets: np.ndarray, method: str, budget: int, start: str = "warm"
+) -> Track:
+    """Follow ``targets`` frame by frame with ``method``, ``budget`` iterations a frame."""
+    if start not in STARTS:
+        raise ValueError(f"start: expected one of {', '.join(STARTS)}, got {start!r}")
+    angles, joints, error, min_error, iterations = [], [], [], [], []
+    pose = None
+    for target in targets:
+        options: dict[str, Any] = {"max_iterations": budget}
+        if start == "warm" and pose is not None:
+            options["init"] = pose
+        result = solve(chain, target, method, **options)
+        pose = result.angles
+        angles.append(result.angles)
+        joints.append(result.joints)
+        error.append(result.error)
+        min_error.append(result.min_error)
+        iterations.append(result.iterations)
+    return Track(
+        method,
+        np.array(angles),
+        np.array(joints),
+        np.array(error, dtype=float),
+        np.array(min_error, dtype=float),
+        np.array(iterations),
+    )
+
+
+@functools.lru_cache(maxsize=32)
+def tracked(
+    lengths: tuple[float, ...], path: str, frames_per_lap: int, budget: int, start: str
+) -> tuple[np.ndarray, dict[str, Track]]:
+    """The path's targets and every method's :class:`Track` (recent requests cached)."""
+    chain = Chain(lengths)
+    targets = targets_from_path(path, frames_per_lap)
+    return targets, {m: track(chain, targets, m, budget, start) for m in MOTION_METHODS}
+
+
+def check_work(bones: int, frames: int, budget: int) -> None:
+    """Refuse a motion request whose worst case exceeds :data:`MAX_MOTION_WORK`."""
+    work = bones * frames * max(1, budget) * len(MOTION_METHODS)
+    if work > MAX_MOTION_WORK:
+        raise ValueError(
+            f"motion: expected bones × frames × budget × methods <= {MAX_MOTION_WORK}, "
+            f"got {bones} × {frames} × {budget} × {len(MOTION_METHODS)} = {work}"
+        )
+
+
+def last_lap(values: np.ndarray, frames_per_lap: int) -> np.ndarray:
+    """The last lap's part of a per-frame series."""
+    return values[-frames_per_lap:]
+
+
+def summary(tr: Track, frames_per_lap: int) -> dict[str, float]:
+    """Tracking over the last lap: mean and worst error, share on target, iterations."""
+    error = last_lap(tr.error, frames_per_lap)
+    best = last_lap(tr.min_error, frames_per_lap)
+    jumps = last_lap(tr.joint_jumps_deg(), frames_per_lap)
+    return {
+        "mean_error": float(np.mean(error)),
+        "worst_error": float(np.max(error)),
+        "on_target": float(np.mean(error <= best + ON_TARGET)),
+        "mean_iterations": float(np.mean(last_lap(tr.iterations, frames_per_lap))),
+        "worst_jump": float(np.max(jumps)),
+    }
+
+
+# -- The page's view ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class MotionRequest:
+    """A validated request for a tracked path."""
+
+    chain: Chain
+    path: str
+    frames_per_lap: int
+    budget: int
+    start: str
+
+
+def motion_request(
+    chain: Chain, path: Any, frames_per_lap: Any, budget: Any, start: Any
+) -> MotionRequest:
+    """Validate the parts of a motion request beyond the chain; ValueError with a message."""
+    if not isinstance(path, str) or path not in PATHS:
+        raise ValueError(f"path: expected one of {', '.join(PATHS)}, got {str(path)[:40]!r}")
+    if not isinstance(start, str) or start not in STARTS:
+        raise ValueError(f"start: expected one of {', '.join(STARTS)}, got {str(start)[:40]!r}")
+    for name, value, low, high in (
+        ("frames_per_lap", frames_per_lap, 8, MAX_FRAMES_PER_LAP),
+        ("budget", budget, 1, MAX_BUDGET),
+    ):
+        if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
+            raise ValueError(
+                f"{name}: expected a whole number from {low} to {high}, got {str(value)[:40]}"
+            )
+    check_work(chain.n_bones, frames_per_lap * LAPS, budget)
+    return MotionRequest(chain, path, frames_per_lap, budget, start)
+
+
+def motion_view(request: MotionRequest, words: dict[str, str]) -> dict[str, Any]:
+    """Every method's run along the path, as the page plays it back.
+
+    ``words`` holds the chart's ``title``, ``x`` and ``y`` labels and the method
+    names (``method_ccd`` …). Per method: the joints of every frame, the error of
+    every frame formatted, and the last lap's summary (formatted). ``cursor`` is the
+    chart's x pixel of each frame; ``path`` is one lap of targets (the drawn path).
+    """
+    chain = request.chain
+    targets, tracks = tracked(
+        tuple(chain.lengths.tolist()),
+        request.path,
+        request.frames_per_lap,
+        request.budget,
+        request.start,
+    )
+    frames = len(targets)
+    chart = plots.error_chart(
+        [
+            {
+                "key": m,
+                "label": words[f"method_{m}"],
+                "points": [(float(i), float(e)) for i, e in enumerate(tracks[m].error)],
+            }
+            for m in MOTION_METHODS
+        ],
+        x_label=words["x"],
+        y_label=words["y"],
+        title=words["title"],
+        chart_id="motion",
+        x_max=frames - 1,
+        floor=CHART_FLOOR,
+    )
+    methods = {}
+    for m, tr in tracks.items():
+        s = summary(tr, request.frames_per_lap)
+        methods[m] = {
+            "joints": tr.joints.tolist(),
+            "errors": [format_number(float(e), 6) for e in tr.error],
+            "iterations": tr.iterations.tolist(),
+            "summary": format_summary(s),
+            "y": [round(chart.place(i, e)[1], 2) for i, e in enumerate(tr.error.tolist())],
+        }
+    return {
+        "path": request.path,
+        "start": request.start,
+        "budget": request.budget,
+        "frames": frames,
+        "frames_per_lap": request.frames_per_lap,
+        "targets": targets.tolist(),
+        # one lap of targets, closed where the path is a loop
+        "lap": targets[: request.frames_per_lap + (request.path != "jump")].tolist(),
+        "reach": {"inner": chain.inner_radius, "outer": chain.outer_radius},
+        "methods": methods,
+        "chart": chart.svg,
+        "cursor": [round(chart.place(i, 1.0)[0], 2) for i in range(frames)],
+    }
+
+
+def format_summary(s: dict[str, float]) -> dict[str, str]:
+    """A summary's numbers as the table and the page print them."""
+    return {
+        "mean_error": format_number(s["mean_error"], 6),
+        "worst_error": format_number(s["worst_error"], 6),
+        "on_target": f"{100.0 * s['on_target']:.0f} %",
+        "mean_iterations": format_number(s["mean_iterations"], 1),
+        "worst_jump": format_number(s["worst_jump"], 1),
+    }

@@ -1,0 +1,35 @@
+"""The facts about the methods, one table each: the server, the page and the bench read these.
+
+Importing this module is cheap (no numba): :mod:`ikchain.solvers` and the server
+import it at start-up.
+"""
+
+from __future__ import annotations
+
+METHODS: tuple[str, ...] = ("analytic", "ccd", "fabrik", "dls")
+
+#: The iterative methods, in the order of their kernel codes (:mod:`~ikchain.solvers.loop`).
+ITERATIVE: tuple[str, ...] = ("ccd", "fabrik", "dls")
+CODE: dict[str, int] = {method: code for code, method in enumerate(ITERATIVE)}
+
+#: Options each method takes, beyond the chain and the target.
+OPTIONS: dict[str, frozenset[str]] = {
+    "analytic": frozenset({"bend"}),
+    "ccd": frozenset(
+        {"init", "bend", "max_iterations", "tolerance", "damping", "max_step", "trace"}
+    ),
+    "fabrik": frozenset({"init", "bend", "max_iterations", "tolerance", "trace"}),
+    "dls": frozenset({"init", "bend", "max_iterations", "tolerance", "damping", "trace"}),
+}
+
+#: Methods that honour joint limits (the others refuse a chain that has them).
+TAKES_LIMITS: frozenset[str] = frozenset({"ccd", "dls"})
+#: Bones the method solves for (None: any number).
+BONES: dict[str, int | None] = {"analytic": 2, "ccd": None, "fabrik": None, "dls": None}
+
+DEFAULT_MAX_ITERATIONS = 200
+DEFAULT_TOLERANCE = 1e-9
+DEFAULT_DAMPING = 1.0
+#: Each joint of the default start pose bends by this much (rad), times ``bend``:
+#: slightly bent, never the collinear all-zero pose on which CCD stalls.
+START_BEND = 0.2

@@ -1,0 +1,84 @@
+"""numba's costs: a lazy import, and a disk cache that can never break an import or a solve."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import ikchain
+
+PACKAGE = Path(ikchain.__file__).resolve().parent
+
+
+def _python(code: str, env: dict[str, str], cwd: Path) -> str:
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        env={**os.environ, **env},
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip()
+
+
+def test_import_ikchain_does_not_import_numba(tmp_path):
+    code = (
+        "import sys, ikchain; print('numba' in sys.modules, 'ikchain.solvers.loop' in sys.modules)"
+    )
+    assert _python(code, {}, tmp_path) == "False False"
+
+
+def _unwritable_copy(tmp_path: Path) -> tuple[Path, Path]:
+    """The package copied where no __pycache__ can be made, and a file to point folders at."""
+    site = tmp_path / "site"
+    shutil.copytree(PACKAGE, site / "ikchain", ignore=shutil.ignore_patterns("__pycache__"))
+    for folder in [site / "ikchain", *(p for p in (site / "ikchain").rglob("*") if p.is_dir())]:
+        (folder / "__pycache__").write_text("a file where numba wants a folder")
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("")
+    return site, blocker
+
+
+def test_cache_falls_back_to_the_user_cache_folder(tmp_path):
+    site, blocker = _unwritable_copy(tmp_path)
+    env = {
+        "PYTHONPATH": str(site),
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "HOME": str(blocker),
+        "NUMBA_CACHE_DIR": str(blocker / "numba"),
+        "XDG_CACHE_HOME": str(tmp_path / "cache"),
+    }
+    code = (
+        "from ikchain.solvers import analytic, loop; "
+        "print(loop.solve_one._cache._cache_path); print(analytic.__file__)"
+    )
+    path, source = _python(code, env, tmp_path).splitlines()
+    assert source.startswith(str(site))  # the copy, not the installed package
+    assert path.startswith(str(tmp_path / "cache" / ""))  # numba's or ours, under it
+
+
+def test_no_writable_folder_anywhere_still_solves(tmp_path):
+    site, blocker = _unwritable_copy(tmp_path)
+    env = {
+        "PYTHONPATH": str(site),
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "HOME": str(blocker),
+        "NUMBA_CACHE_DIR": str(blocker / "numba"),
+        "XDG_CACHE_HOME": str(blocker),
+    }
+    # The system's temporary folder is the last resort; block it too (we run as any
+    # user, possibly root, so a file in the way is the sure way to refuse a folder).
+    code = (
+        "from ikchain.solvers import compiled; "
+        f"compiled._TempDir.root = {str(blocker / 'tmp')!r}; "
+        "import ikchain; from ikchain.solvers import analytic; "
+        "r = ikchain.solve(ikchain.Chain([0.8, 0.6]), [1.4, 0.0], 'analytic'); "
+        "print(type(analytic.solve_one._cache).__name__, r.status, r.angles.tolist())"
+    )
+    assert _python(code, env, tmp_path) == "NullCache converged [0.0, 0.0]"
