@@ -142,7 +142,26 @@ SECTIONS: tuple[Section, ...] = (
             ("text", "smoothing"),
         ),
     ),
-    # -- issue 9 (branch i9b): moving targets ------------------------------------------
+    # -- issue 9 (branch i9b): choosing one answer, moving targets ---------------------
+    Section(
+        "s25",
+        "2.5",
+        "limits",
+        3,
+        "ccd",
+        (0.9, 0.5),
+        blocks=(
+            ("text", "intro"),
+            ("figure", ""),
+            ("choose", ""),
+            ("text", "limits"),
+            ("limits-table", ""),
+            ("text", "coherence"),
+            ("motion", "coherence"),
+            ("coherence-table", "coherence"),
+            ("text", "reading"),
+        ),
+    ),
     Section(
         "s26",
         "2.6",
@@ -334,7 +353,8 @@ def default_frame(section: Section) -> dict[str, Any]:
             "damping": defaults["damping"],
         }
     target = np.asarray(defaults["target"], dtype=np.float64)
-    request = SolveRequest(Chain(defaults["lengths"]), target, section.method, options)
+    chain = Chain(defaults["lengths"], extras.limits_for(section.key, section.bones))  # 2.5
+    request = SolveRequest(chain, target, section.method, options)
     return frame_from_request(FrameRequest(request, None, None, None, None))
 
 
@@ -360,7 +380,12 @@ def figure_view(section: Section, text: dict[str, Any]) -> dict[str, Any]:
         },
     }
     title = text[section.key]["heading"]
-    return {**figure, "svg": figures.svg_from_frame(frame, figure_id=figure["id"], title=title)}
+    svg = figures.svg_from_frame(frame, figure_id=figure["id"], title=title)
+    limits = extras.limits_options(section.key)  # 2.5: joint limits, drawn under the chain
+    if limits is not None:
+        figure["options"]["limits"] = limits
+        svg = extras.decorate_figure_svg(svg, section.key, frame, section.bones, figure["id"])
+    return {**figure, "svg": svg}
 
 
 # -- The page -------------------------------------------------------------------------------
@@ -419,6 +444,7 @@ def _page_context(lang: str) -> dict[str, Any]:
             "messages": text["messages"],
             "replay": text["replay"],
             "motion": text["motion"],
+            "choose": text["choose"],
         },
         "method_takes": METHOD_TAKES,
         "ws_path": "/ws",

@@ -23,6 +23,7 @@ from ikchain.checks import check_bend
 from ikchain.family import angles_from_family, family_from_angles
 from ikchain.formatting import format_degrees, format_number, format_point
 from ikchain.kinematics import jacobian_from_angles, wrap_angle
+from ikchain.lesson.limits import limits_view
 from ikchain.result import Result
 from ikchain.solvers import METHODS, OPTIONS, solve
 
@@ -140,12 +141,13 @@ def frame_from_request(request: FrameRequest) -> dict[str, Any]:
         result = family_result(solve_request, target, request.family)
     else:
         result = solve(chain, target, solve_request.method, **options)
-        if bend is not None and solve_request.method != "analytic":
+        # With joint limits (2.5) the limits choose the side; a mirror could break them.
+        if bend is not None and solve_request.method != "analytic" and chain.limits is None:
             result, iterations = keep_bend(
                 chain, target, solve_request.method, options, result, bend
             )
     family = None
-    if chain.n_bones == 3 and result.reachable and math.hypot(*target) > 0.0:
+    if chain.n_bones == 3 and chain.limits is None and result.reachable and any(target):
         family = {"position": family_from_angles(chain, target, result.angles)}
     return {
         "result": result.as_dict(),
@@ -158,6 +160,7 @@ def frame_from_request(request: FrameRequest) -> dict[str, Any]:
         "family": family,
         "bend": bend_of_pose(result.angles),
         "settled": settled,
+        "limits": limits_view(chain, result.angles),  # 2.5: arcs at the joints, or None
     }
 
 

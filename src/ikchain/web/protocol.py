@@ -36,7 +36,7 @@ from ikchain.result import Result
 from ikchain.solvers import METHODS, solve
 
 SOLVE_KEYS = frozenset({"lengths", "target", "method", *OPTION_KEYS})
-FRAME_KEYS = SOLVE_KEYS | {"id", "smoothing", "previous_target", "family"}
+FRAME_KEYS = SOLVE_KEYS | {"id", "smoothing", "previous_target", "family", "limits"}
 #: Kinds of message on the frame channel besides a drag frame (``kind`` absent or
 #: "frame"): each names the request keys it takes and its reply builder.
 REPLAY_KEYS = SOLVE_KEYS | {"id", "kind", "lang", "joint_steps"}
@@ -92,7 +92,8 @@ def parse_solve(data: Any, *, allowed: frozenset[str] = SOLVE_KEYS) -> SolveRequ
             f"lengths: expected at most {CAPS['max_bones']} bones, got {len(lengths)}"
         )
     try:
-        chain = Chain(lengths)
+        # joint limits (rad, (min, max) per joint): frames only (section 2.5)
+        chain = Chain(lengths, data.get("limits") if "limits" in allowed else None)
         target = check_points(data["target"], "target")
     except ValueError as error:
         raise RequestError(str(error)) from None

@@ -50,6 +50,8 @@
   // Extensions (replay.js, motion.js): each hook(fig) runs at the end of every
   // figure's update(), to redraw the layers it owns from the same state.
   var HOOKS = [];
+  // ... and each bodyHook(fig, body) may add its keys to a figure's request.
+  var BODY_HOOKS = [];
 
   // ------------------------------------------------------------------ transport
   var transport = {
@@ -261,7 +263,7 @@
       if (s.init) init = s.init;
       else if (!s.cold && frame && frame.result.angles.length === lengths.length) init = frame.result.angles;
     }
-    return {
+    var body = {
       lengths: lengths,
       target: s.pointer,
       method: s.method,
@@ -276,6 +278,8 @@
       previous_target: s.smoothing && frame ? frame.target : null,
       family: s.family,
     };
+    for (var b = 0; b < BODY_HOOKS.length; b++) BODY_HOOKS[b](this, body); // choose.js: limits
+    return body;
   };
 
   // Ask for a frame for the current state: at most one request in flight.
@@ -747,7 +751,9 @@
   };
 
   // For the extensions: the one transport, the hooks, and the page's data.
-  window.ikchainLesson = { transport: transport, hooks: HOOKS, data: DATA, labels: LABELS, stamp: stamp };
+  window.ikchainLesson = {
+    transport: transport, hooks: HOOKS, bodyHooks: BODY_HOOKS, data: DATA, labels: LABELS, stamp: stamp,
+  };
 
   // Linked tables: a row with data-row loads into the figure it names.
   function bindRows() {
