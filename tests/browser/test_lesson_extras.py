@@ -329,3 +329,121 @@ def test_motion_without_scripts_reads_whole(page_no_js: Any, server_url: str) ->
     assert page_no_js.locator("#table-motion-tracking tbody tr").count() == 3
     text = load_text("zh")
     assert player.locator(".motion-status").text_content() == text["motion"]["noscript"]
+
+
+# ----------------------------------------------------------------- 2.5: joint limits
+
+
+def screen_from_world(page: Any, svg: str, x: float, y: float) -> tuple[float, float]:
+    return tuple(
+        page.evaluate(
+            """([sel, x, y]) => {
+                const m = document.querySelector(sel + ' g.world').getScreenCTM();
+                return [m.a * x + m.c * y + m.e, m.b * x + m.d * y + m.f];
+            }""",
+            [svg, x, y],
+        )
+    )
+
+
+def click_world(page: Any, fig: str, x: float, y: float) -> None:
+    page.locator(f"#{fig}").scroll_into_view_if_needed()
+    sx, sy = screen_from_world(page, f"#{fig}", x, y)
+    page.mouse.click(sx, sy)
+    wait_idle(page, fig)
+
+
+def test_limits_hold_the_chain_and_show_where_it_can_reach(page: Any, server_url: str) -> None:
+    open_lesson(page, server_url)
+    fig = "fig-s25"
+    layer = page.locator(f"#{fig} .limits-layer")
+    assert layer.get_attribute("visibility") == "visible"
+    assert page.locator(f"#{fig} .limit-arc").count() == 3
+    assert len(page.locator(f"#{fig} .limit-reach").get_attribute("d")) > 100
+
+    # Below the shoulder: outside the shading, the limited chain cannot reach it.
+    click_world(page, fig, 0.2, -0.9)
+    frame = page.evaluate("id => window.__ikchainFigures[id].state.frame", fig)
+    limits = page.evaluate("id => window.__ikchainChoose[id].limits()", fig)
+    assert frame["result"]["error"] > 0.1 and frame["reachable"]  # in the circle, yet missed
+    for angle, (low, high) in zip(frame["result"]["angles"], limits, strict=True):
+        assert low - 1e-12 <= angle <= high + 1e-12
+    arcs = [p.get_attribute("d") for p in page.locator(f"#{fig} .limit-arc").all()]
+    assert arcs == frame["limits"]["arcs"]
+
+    # Limits off: the free chain reaches the same target, and the layer goes.
+    page.locator(f"#{fig}-choose select[name=limits]").select_option("free")
+    wait_idle(page, fig)
+    assert float(reading(page, fig, "error")) < 1e-9
+    assert layer.get_attribute("visibility") == "hidden"
+    assert page.locator(f"#{fig}").get_attribute("data-limits") == "free"
+
+
+def test_fabrik_with_limits_says_it_takes_none(page: Any, server_url: str) -> None:
+    open_lesson(page, server_url, "zh")
+    fig = "fig-s25"
+    page.locator(f"#{fig} select[name=method]").select_option("fabrik")
+    wait_idle(page, fig)
+    assert page.locator(f"#{fig} .fig-error").is_hidden()
+    note = page.locator(f"#{fig}-choose .choose-note").text_content()
+    assert note == load_text("zh")["choose"]["fabrik_note"]
+    assert page.locator(f"#{fig} .limits-layer").get_attribute("visibility") == "hidden"
+    page.locator(f"#{fig} select[name=method]").select_option("dls")
+    wait_idle(page, fig)
+    assert page.locator(f"#{fig} .limits-layer").get_attribute("visibility") == "visible"
+    assert page.locator(f"#{fig}-choose .choose-note").text_content() == ""
+
+
+def test_coherence_player_warm_against_cold(page: Any, server_url: str) -> None:
+    open_lesson(page, server_url)
+    player = "motion-coherence"
+    cold = start_motion(page, player)
+    assert cold["start"] == "cold"
+    page.locator(f"#{player} select[name=start]").select_option("warm")
+    page.wait_for_function(
+        """id => { const s = window.__ikchainMotions[id].state;
+                   return s.data && !s.waiting && s.data.start === 'warm'; }""",
+        arg=player,
+    )
+    warm = page.evaluate("id => window.__ikchainMotions[id].state.data", player)
+    assert warm["targets"] == cold["targets"]
+    assert warm["methods"]["ccd"]["joints"] != cold["methods"]["ccd"]["joints"]
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_section_25_on_a_phone(browser: Any, server_url: str, lang: str) -> None:
+    context = browser.new_context(viewport=PHONE, has_touch=True, is_mobile=True)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    try:
+        open_lesson(page, server_url, lang)
+        panel = page.locator("#fig-s25-choose")
+        panel.scroll_into_view_if_needed()
+        panel.locator("select[name=limits]").select_option("free")
+        wait_idle(page, "fig-s25")
+        assert page.locator("#fig-s25 .limits-layer").get_attribute("visibility") == "hidden"
+        for selector in ("#s25", "#fig-s25-choose", "#motion-coherence"):
+            sizes = page.locator(selector).evaluate("el => [el.scrollWidth, el.clientWidth]")
+            assert sizes[0] <= sizes[1], selector
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        page.locator("#s25").screenshot(path=str(SCREENSHOTS / f"s25-phone-{lang}.png"))
+        assert errors == []
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_sections_25_26_desktop_screenshots(page: Any, server_url: str, lang: str) -> None:
+    open_lesson(page, server_url, lang)
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    for section in ("s25", "s26"):
+        page.locator(f"#{section}").screenshot(path=str(SCREENSHOTS / f"{section}-{lang}.png"))
+
+
+def test_section_25_without_scripts(page_no_js: Any, server_url: str) -> None:
+    page_no_js.goto(f"{server_url}/?lang=en")
+    assert page_no_js.locator("#fig-s25 .limit-arc").count() == 3
+    assert page_no_js.locator("#table-limits tbody tr").count() == 5
+    assert page_no_js.locator("#table-motion-coherence tbody tr").count() == 6
+    assert page_no_js.locator("#fig-s25-choose select").is_disabled()

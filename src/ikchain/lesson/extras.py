@@ -13,8 +13,10 @@ from typing import Any
 import numpy as np
 
 from ikchain.chain import Chain
-from ikchain.lesson import motion, plots, replay
+from ikchain.formatting import format_degrees, format_number, format_point
+from ikchain.lesson import limits, motion, plots, replay
 from ikchain.lesson.tables import LENGTHS_BY_BONES
+from ikchain.solvers import solve
 
 
 def fill(template: str, **values: Any) -> str:
@@ -156,16 +158,14 @@ def motion_table(name: str, section: Any, text: dict[str, Any], figure: Any) -> 
             ]
         )
         values.append([m, *(s[k] for k in SUMMARY_KEYS)])
-    return {
-        "kind": "table",
-        "table": {
-            "id": f"table-motion-{name}",
-            "caption": words["table_caption"],
-            "columns": words["columns"],
-            "rows": rows,
-            "values": values,
-        },
+    table = {
+        "id": f"table-motion-{name}",
+        "caption": words[f"{name}_caption"],
+        "columns": words[f"{name}_columns"],
+        "rows": rows,
+        "values": values,
     }
+    return {"kind": "table", "table": _named(table, text)}
 
 
 SUMMARY_KEYS = ("mean_error", "worst_error", "on_target", "mean_iterations", "worst_jump")
@@ -174,3 +174,201 @@ SUMMARY_KEYS = ("mean_error", "worst_error", "on_target", "mean_iterations", "wo
 #: Block kinds this module builds, for :func:`ikchain.lesson.content._blocks`: each
 #: takes the block's name, the section, the page text and the section's figure.
 BLOCKS = {"replay": replay_block, "motion": motion_block, "motion-table": motion_table}
+
+
+# -- Section 2.5: choosing one answer from the family -----------------------------------
+
+#: How the text names the tables of 2.5 and 2.6 (after the source's ①–④).
+TABLE_NUMBERS = {
+    "table-limits": "⑤a",
+    "table-rest": "⑤b",
+    "table-motion-coherence": "⑤c",
+    "table-motion-tracking": "⑥",
+}
+#: Targets of the joint-limits table (m): in front, behind and above, close in, low in
+#: front, and low behind.
+LIMIT_TARGETS = ((0.9, 0.5), (-0.6, 0.6), (0.3, 0.2), (1.0, -0.4), (0.2, -0.9))
+#: Iterations for the joint-limits table (enough for every free solve to converge).
+LIMIT_ITERATIONS = 500
+#: The preset the 2.5 figure starts with, and the one its table uses.
+LIMIT_PRESET = "arm"
+
+
+def _named(table: dict[str, Any], text: dict[str, Any]) -> dict[str, Any]:
+    """A table dict with its number in the caption, as content.table_view gives it."""
+    name = text["page"]["table_name"].replace("%number%", TABLE_NUMBERS[table["id"]])
+    return {
+        **table,
+        "name": name,
+        "caption_text": table["caption"],
+        "caption": f"{name}  {table['caption']}",
+    }
+
+
+def limits_for(section_key: str, bones: int) -> np.ndarray | None:
+    """The joint limits a section's figure starts with (2.5: the arm preset)."""
+    return limits.limits_from_preset(LIMIT_PRESET, bones) if section_key == "s25" else None
+
+
+def limits_options(section_key: str) -> dict[str, Any] | None:
+    """For the page: each preset's limits (rad) and reachable set, per bone count."""
+    if section_key != "s25":
+        return None
+    presets: dict[str, Any] = {}
+    for preset in limits.PRESETS:
+        per_bones = {}
+        for bones, lengths in LENGTHS_BY_BONES.items():
+            values = limits.limits_from_preset(preset, bones)
+            chain = Chain(lengths, values)
+            per_bones[str(bones)] = {
+                "limits": None if values is None else values.tolist(),
+                "reach": limits.reach_path(chain),
+            }
+        presets[preset] = per_bones
+    return {"default": LIMIT_PRESET, "presets": presets}
+
+
+def limits_layer(frame: dict[str, Any], reach: str, clip_id: str) -> str:
+    """The SVG group of a limited figure: the reachable set (sampled cells, clipped to
+    the outer circle they were sampled inside) and the joints' wedges."""
+    arcs = (frame.get("limits") or {}).get("arcs", [])
+    wedges = "".join(f'<path class="limit-arc" d="{d}"/>' for d in arcs)
+    outer = frame["reach"]["outer"]
+    return (
+        '<g class="limits-layer">'
+        f'<clipPath id="{clip_id}"><circle class="limit-clip" cx="0" cy="0" r="{outer}"/>'
+        "</clipPath>"
+        f'<path class="limit-reach" d="{reach}" fill="#2b6cb0" fill-opacity="0.16" '
+        f'clip-path="url(#{clip_id})"/>'
+        f'<g class="limit-arcs" fill="#d69e2e" fill-opacity="0.22" stroke="#b7791f" '
+        f'stroke-width="0.006">{wedges}</g></g>'
+    )
+
+
+def decorate_figure_svg(
+    svg: str, section_key: str, frame: dict[str, Any], bones: int, figure_id: str
+) -> str:
+    """A figure's server-drawn SVG with the limits layer under everything else (2.5)."""
+    options = limits_options(section_key)
+    if options is None or not frame.get("limits"):
+        return svg
+    reach = options["presets"][options["default"]][str(bones)]["reach"]
+    marker = '<g class="world" transform="scale(1,-1)">'
+    layer = limits_layer(frame, reach, f"{figure_id}-reach-clip")
+    return svg.replace(marker, marker + "\n" + layer, 1)
+
+
+def choose_block(name: str, section: Any, text: dict[str, Any], figure: Any) -> dict[str, Any]:
+    """The 2.5 panel under the figure: the limits control (and the rest-pose bias)."""
+    return {
+        "kind": "choose",
+        "choose": {
+            "figure": figure["id"],
+            "presets": list(limits.PRESETS),
+            "default": LIMIT_PRESET,
+        },
+    }
+
+
+def limits_table(name: str, section: Any, text: dict[str, Any], figure: Any) -> dict[str, Any]:
+    """Table ⑤a: the same targets solved by the free chain and the limited one."""
+    free = Chain(LENGTHS_BY_BONES[3])
+    bounds = limits.limits_from_preset(LIMIT_PRESET, 3)
+    limited = Chain(LENGTHS_BY_BONES[3], bounds)
+    rows, values = [], []
+    words = table_words(text)
+    for target in LIMIT_TARGETS:
+        loose = solve(free, target, "ccd", max_iterations=LIMIT_ITERATIONS)
+        held = solve(limited, target, "ccd", max_iterations=LIMIT_ITERATIONS)
+        held_dls = solve(limited, target, "dls", max_iterations=LIMIT_ITERATIONS)
+        inside = bool(np.all((loose.angles >= bounds[:, 0]) & (loose.angles <= bounds[:, 1])))
+        values.append(
+            [
+                target,
+                loose.angles.tolist(),
+                inside,
+                held.angles.tolist(),
+                held.error,
+                held_dls.error,
+            ]
+        )
+        rows.append(
+            [
+                format_point(target, 2),
+                format_degrees(loose.angles, 1),
+                words["yes"] if inside else words["no"],
+                format_degrees(held.angles, 1),
+                format_number(held.error, 6),
+                format_number(held_dls.error, 6),
+            ]
+        )
+    return {
+        "kind": "table",
+        "table": _named(
+            {
+                "id": "table-limits",
+                "caption": text[section.key]["limits_caption"],
+                "columns": text[section.key]["limits_columns"],
+                "rows": rows,
+                "values": values,
+            },
+            text,
+        ),
+    }
+
+
+def table_words(text: dict[str, Any]) -> dict[str, str]:
+    return {"yes": text["readings"]["yes"], "no": text["readings"]["no"]}
+
+
+BLOCKS.update({"choose": choose_block, "limits-table": limits_table})
+
+
+#: A joint turning more than this between two frames is a visible jump (°).
+JUMP_DEGREES = 30.0
+
+
+def coherence_table(name: str, section: Any, text: dict[str, Any], figure: Any) -> dict[str, Any]:
+    """Table ⑤c: warm against cold starts on the coherence player's default path."""
+    d = MOTION_PLAYERS[name]
+    lengths = tuple(LENGTHS_BY_BONES[d["bones"]])
+    rows, values = [], []
+    words = text["motion"]
+    for method in motion.MOTION_METHODS:
+        for start in motion.STARTS:
+            _, tracks = motion.tracked(lengths, d["path"], d["frames_per_lap"], d["budget"], start)
+            tr = tracks[method]
+            lap = d["frames_per_lap"]
+            jumps = motion.last_lap(tr.joint_jumps_deg(), lap)
+            error = motion.last_lap(tr.error, lap)
+            big = int(np.sum(jumps > JUMP_DEGREES))
+            values.append([method, start, float(np.max(jumps)), big, float(np.mean(error))])
+            rows.append(
+                [
+                    text["controls"][f"method_{method}"],
+                    words[f"start_{start}"],
+                    format_number(float(np.max(jumps)), 1),
+                    str(big),
+                    format_number(float(np.mean(error)), 6),
+                ]
+            )
+    table = {
+        "id": f"table-motion-{name}",
+        "caption": text[section.key][f"{name}_caption"],
+        "columns": text[section.key][f"{name}_columns"],
+        "rows": rows,
+        "values": values,
+    }
+    return {"kind": "table", "table": _named(table, text)}
+
+
+MOTION_PLAYERS["coherence"] = {
+    "bones": 3,
+    "path": "figure8",
+    "frames_per_lap": 120,
+    "budget": 16,
+    "start": "cold",
+    "show": "ccd",
+    "controls": ("start", "path", "budget", "show"),
+}
+BLOCKS["coherence-table"] = coherence_table

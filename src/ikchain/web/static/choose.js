@@ -1,0 +1,128 @@
+/* ikchain lesson page: section 2.5's joint limits on its figure (drawing only).
+ *
+ * The figure's state gains `choose: {limits: preset}`; a body hook adds the preset's
+ * limits (radians, from the server's page data) to the figure's requests, and an
+ * update hook draws the server's layers: the reachable set under the limits (a path
+ * the server sampled) and each joint's wedge (frame.limits.arcs, computed by the
+ * server from the solved pose). Nothing here computes a position or an angle.
+ */
+(function () {
+  "use strict";
+
+  var API = window.ikchainLesson;
+  if (!API) return;
+  var WORDS = (API.labels && API.labels.choose) || {};
+  var SVGNS = "http://www.w3.org/2000/svg";
+  var TAKES_LIMITS = { ccd: true, dls: true }; // FABRIK and the closed form refuse limits
+  var panels = {};
+
+  function Panel(el, fig) {
+    this.el = el;
+    this.fig = fig;
+    this.options = fig.options.limits;
+    this.select = el.querySelector('select[name="limits"]');
+    this.note = el.querySelector(".choose-note");
+    this.layer = this.ensureLayer();
+    var self = this;
+    this.select.addEventListener("change", function (event) {
+      self.state().limits = event.target.value;
+      // A start pose inside the new limits: the default one (clipped by the solver).
+      fig.state.cold = true;
+      fig.request(API.stamp(event));
+    });
+    el.querySelector(".choose-controls").disabled = false;
+  }
+
+  Panel.prototype.state = function () {
+    var s = this.fig.state;
+    if (!s.choose) s.choose = { limits: this.options["default"] };
+    return s.choose;
+  };
+
+  // The limits of the current preset for the figure's bone count, or null.
+  Panel.prototype.limits = function () {
+    var s = this.fig.state;
+    if (!TAKES_LIMITS[s.method]) return null;
+    var preset = this.options.presets[this.state().limits] || {};
+    var entry = preset[String(s.bones)];
+    return entry ? entry.limits : null;
+  };
+
+  Panel.prototype.ensureLayer = function () {
+    var world = this.fig.svg.querySelector("g.world");
+    var layer = world.querySelector(".limits-layer");
+    if (!layer) {
+      layer = document.createElementNS(SVGNS, "g");
+      layer.setAttribute("class", "limits-layer");
+      var reach = document.createElementNS(SVGNS, "path");
+      reach.setAttribute("class", "limit-reach");
+      reach.setAttribute("fill", "#2b6cb0");
+      reach.setAttribute("fill-opacity", "0.16");
+      var arcs = document.createElementNS(SVGNS, "g");
+      arcs.setAttribute("class", "limit-arcs");
+      arcs.setAttribute("fill", "#d69e2e");
+      arcs.setAttribute("fill-opacity", "0.22");
+      arcs.setAttribute("stroke", "#b7791f");
+      arcs.setAttribute("stroke-width", "0.006");
+      layer.appendChild(reach);
+      layer.appendChild(arcs);
+      world.insertBefore(layer, world.firstChild);
+    }
+    return layer;
+  };
+
+  // The panel's layers, from the figure's state, at the end of the figure's update().
+  Panel.prototype.update = function () {
+    var s = this.fig.state;
+    var frame = s.shown || s.frame;
+    var on = this.limits() != null && !!frame.limits;
+    var preset = (this.options.presets[this.state().limits] || {})[String(s.bones)];
+    var reach = this.layer.querySelector(".limit-reach");
+    var reachPath = on && preset ? preset.reach : "";
+    if (reach.getAttribute("d") !== reachPath) reach.setAttribute("d", reachPath);
+    var group = this.layer.querySelector(".limit-arcs");
+    var arcs = on ? frame.limits.arcs : [];
+    var paths = group.querySelectorAll(".limit-arc");
+    for (var i = paths.length; i < arcs.length; i++) {
+      var p = document.createElementNS(SVGNS, "path");
+      p.setAttribute("class", "limit-arc");
+      group.appendChild(p);
+    }
+    for (var k = paths.length - 1; k >= arcs.length; k--) group.removeChild(paths[k]);
+    paths = group.querySelectorAll(".limit-arc");
+    for (var j = 0; j < arcs.length; j++) paths[j].setAttribute("d", arcs[j]);
+    this.layer.setAttribute("visibility", on ? "visible" : "hidden");
+    if (this.select.value !== this.state().limits) this.select.value = this.state().limits;
+    var wanted = this.state().limits !== "free";
+    var note = wanted && !TAKES_LIMITS[s.method] ? WORDS.fabrik_note : "";
+    if (this.note.textContent !== note) this.note.textContent = note;
+    this.fig.el.setAttribute("data-limits", on ? this.state().limits : "free");
+  };
+
+  function attach() {
+    var figures = window.__ikchainFigures || {};
+    document.querySelectorAll(".choose[data-choose-for]").forEach(function (el) {
+      var fig = figures[el.getAttribute("data-choose-for")];
+      if (!fig || !fig.options.limits) return;
+      panels[fig.id] = new Panel(el, fig);
+    });
+    window.__ikchainChoose = panels;
+    API.bodyHooks.push(function (fig, body) {
+      var panel = panels[fig.id];
+      if (!panel) return;
+      var limits = panel.limits();
+      body.limits = limits;
+      // With limits, the start pose is the solver's own (clipped into them), and the
+      // answer is not mirrored to a bend direction (the mirror may break the limits).
+      if (limits) body.bend = null;
+    });
+    API.hooks.push(function (fig) {
+      var panel = panels[fig.id];
+      if (panel) panel.update();
+    });
+    Object.keys(panels).forEach(function (id) { panels[id].fig.update(); });
+  }
+
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", attach);
+  else attach();
+})();
