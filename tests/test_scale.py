@@ -23,7 +23,9 @@ def problems(draw):
     method = draw(st.sampled_from(METHODS))
     n = 2 if method == "analytic" else draw(st.integers(1, 5))
     lengths = draw(st.lists(st.floats(0.1, 1.0), min_size=n, max_size=n))
-    ratio = draw(st.floats(0.0, 2.0))
+    # (no target within 1e-6 of the root but the root itself: scaled by 2**-700 its
+    # coordinates would be subnormal, and lose bits, which no solver can give back)
+    ratio = draw(st.one_of(st.just(0.0), st.floats(1e-6, 2.0)))
     phi = draw(st.floats(-math.pi, math.pi))
     total = sum(lengths)
     target = [ratio * total * math.cos(phi), ratio * total * math.sin(phi)]
