@@ -428,3 +428,14 @@ def test_page_has_section_25(client):
         for table in ("table-limits", "table-motion-coherence"):
             assert f'id="{table}"' in html
         assert html.index('id="s24"') < html.index('id="s25"') < html.index('id="s26"')
+
+
+def test_cli_prints_the_tables_of_25_and_26(capsys):
+    from ikchain.cli import main
+
+    assert main(["tables", "--section", "2.5", "--lang", "en"]) in (0, None)
+    out = capsys.readouterr().out
+    assert "table-limits:" in out and "table-motion-coherence:" in out
+    assert main(["tables", "--section", "2.6", "--format", "json"]) in (0, None)
+    tables = json.loads(capsys.readouterr().out)
+    assert [t["id"] for t in tables] == ["table-motion-tracking"]

@@ -142,10 +142,15 @@ def motion_block(name: str, section: Any, text: dict[str, Any], figure: Any) -> 
 def motion_table(name: str, section: Any, text: dict[str, Any], figure: Any) -> dict[str, Any]:
     """The table of a motion player's default run: the last lap, per method."""
     view = motion_default(name, text)
+    d = MOTION_PLAYERS[name]
+    _, tracks = motion.tracked(
+        tuple(LENGTHS_BY_BONES[d["bones"]]), d["path"], d["frames_per_lap"], d["budget"], d["start"]
+    )
     words = text[section.key]
     rows, values = [], []
     for m in motion.MOTION_METHODS:
         s = view["methods"][m]["summary"]
+        raw = motion.summary(tracks[m], d["frames_per_lap"])
         label = text["controls"][f"method_{m}"]
         rows.append(
             [
@@ -157,7 +162,7 @@ def motion_table(name: str, section: Any, text: dict[str, Any], figure: Any) -> 
                 s["worst_jump"],
             ]
         )
-        values.append([m, *(s[k] for k in SUMMARY_KEYS)])
+        values.append([m, *(raw[k] for k in SUMMARY_KEYS)])
     table = {
         "id": f"table-motion-{name}",
         "caption": words[f"{name}_caption"],
@@ -372,3 +377,6 @@ MOTION_PLAYERS["coherence"] = {
     "controls": ("start", "path", "budget", "show"),
 }
 BLOCKS["coherence-table"] = coherence_table
+
+#: The block kinds that are tables (``ikchain tables`` prints them too).
+TABLE_BLOCKS = ("limits-table", "coherence-table", "motion-table")
