@@ -142,7 +142,7 @@ class _Cells(HTMLParser):
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_page_cells_equal_cli_json(capsys, lang):
-    page = TestClient(build_app()).get(f"/?lang={lang}").text
+    page = TestClient(build_app(), base_url="http://127.0.0.1").get(f"/?lang={lang}").text
     parser = _Cells()
     parser.feed(page)
     assert main(["tables", "--format", "json", "--lang", lang]) == 0
@@ -169,3 +169,73 @@ def test_cli_text_and_csv_carry_the_same_cells(capsys):
     assert main(["tables", "--section", "2.4", "--lang", "en"]) == 0
     text = capsys.readouterr().out
     assert all(cell in text for row in data[0]["cells"] for cell in row)
+
+
+# -- issue 9: seed content and linked rows ---------------------------------------------
+
+
+def test_worked_example_is_the_law_of_cosines_of_the_straight_row():
+    from fractions import Fraction
+
+    from ikchain.lesson.tables import TABLE1_TARGETS
+
+    facts = tables.table_facts()["worked"]
+    l1, l2 = (Fraction(str(v)) for v in tables.lesson_chain(2).lengths)
+    tx, ty = (Fraction(str(v)) for v in TABLE1_TARGETS[0])
+    d2 = tx * tx + ty * ty
+    assert Fraction(facts["d2"]) == d2
+    assert Fraction(facts["l1_sq"]) == l1 * l1 and Fraction(facts["l2_sq"]) == l2 * l2
+    assert Fraction(facts["top"]) == d2 - l1 * l1 - l2 * l2
+    assert Fraction(facts["bottom"]) == 2 * l1 * l2
+    assert Fraction(facts["cos"]) == (d2 - l1 * l1 - l2 * l2) / (2 * l1 * l2) == 1
+
+
+def test_growth_factor_is_the_ratio_of_two_table_2b_cells():
+    facts = tables.table_facts()
+    by_ratio = {row["ratio"]: row for row in facts["reach"]}
+    start, end = by_ratio[facts["growth_from"]], by_ratio[facts["growth_to"]]
+    assert facts["growth"] == end["iterations"]["ccd"] / start["iterations"]["ccd"]
+    assert 0.03 <= facts["growth_to"] - facts["growth_from"] <= 0.05
+    assert facts["growth"] > 2  # the cost explodes near the edge
+
+
+def test_table3_short_column_orders_the_rows_and_matches_a_solve():
+    table = tables.compute_tables()["table-3"]
+    shorts = [row[5] for row in table.values]
+    assert shorts[2] > 1e3 * shorts[0]  # the folded start is far behind after 32 sweeps
+    from ikchain.lesson.tables import SWEEPS_SHORT, TABLE3_STARTS, TABLE3_TARGET
+
+    again = tables.solve(
+        tables.lesson_chain(3),
+        TABLE3_TARGET,
+        "ccd",
+        init=np.radians(TABLE3_STARTS[1][1]),
+        max_iterations=SWEEPS_SHORT,
+        tolerance=1e-15,
+    )
+    assert shorts[1] == again.error
+
+
+@pytest.mark.parametrize(
+    "table_id", ["table-1", "table-2", "table-2-damping", "table-3", "table-4"]
+)
+def test_every_row_link_reproduces_its_row_in_a_frame(table_id):
+    """A row loaded into its figure is solved as a frame: the same answer as the row."""
+    from ikchain.chain import Chain
+    from ikchain.lesson.frames import FrameRequest, SolveRequest, frame_from_request
+    from ikchain.lesson.tables import LENGTHS_BY_BONES
+
+    table = tables.compute_tables()[table_id]
+    assert table.links is not None and len(table.links) == len(table.values)
+    for row, link in zip(table.values, table.links, strict=True):
+        options = {"bend": link["bend"]}
+        if link["method"] != "analytic":
+            options.update(max_iterations=link["iterations"], damping=link["damping"])
+            options["tolerance"] = link.get("tolerance", 1e-9)
+            if "init" in link:
+                options["init"] = link["init"]
+        chain = Chain(LENGTHS_BY_BONES[link["bones"]])
+        request = SolveRequest(chain, np.array(link["target"]), link["method"], options)
+        frame = frame_from_request(FrameRequest(request, 1, None, None, None))
+        error = {"table-1": 4, "table-2": 1, "table-2-damping": 2, "table-3": 2, "table-4": 2}
+        assert frame["result"]["error"] == pytest.approx(row[error[table_id]], abs=1e-12)

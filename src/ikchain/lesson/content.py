@@ -46,6 +46,8 @@ COMMON_CONTROLS = ("method", "bones", "damping", "iterations", "bend")
 FRAME_ITERATIONS = 64
 #: Smoothing factor offered in 2.4 (fraction of the way to the pointer per frame).
 SMOOTHING = 0.25
+#: Bone lengths a reader may type into 2.4's figure (m): the chain stays inside the view.
+LENGTH_RANGE = (0.1, 0.9)
 
 
 @dataclass(frozen=True)
@@ -59,6 +61,7 @@ class Section:
     method: str
     target: tuple[float, float]
     extra_controls: tuple[str, ...] = ()
+    extra_readings: tuple[str, ...] = ()
     smoothing: float | None = None
     blocks: tuple[tuple[str, str], ...] = field(default_factory=tuple)
     live_figure: bool = True  # False: no drag figure (2.6 plays a path instead)
@@ -88,6 +91,7 @@ SECTIONS: tuple[Section, ...] = (
         "ccd",
         (1.0, 0.6),
         extra_controls=("cold", "stall"),
+        extra_readings=("condition",),
         blocks=(
             ("text", "intro"),
             ("figure", ""),
@@ -99,6 +103,7 @@ SECTIONS: tuple[Section, ...] = (
             ("table", "table-2b"),
             ("chart", "chart-2b"),
             ("text", "t2b"),
+            ("text", "t2b_live"),
             ("table", "table-2-stall"),
             ("text", "stall"),
         ),
@@ -127,12 +132,13 @@ SECTIONS: tuple[Section, ...] = (
         2,
         "ccd",
         (1.6, 0.8),
-        extra_controls=("smoothing",),
+        extra_controls=("lengths", "smoothing"),
         blocks=(
             ("text", "intro"),
             ("figure", ""),
             ("table", "table-4"),
             ("text", "formula"),
+            ("text", "lengths"),
             ("text", "smoothing"),
         ),
     ),
@@ -213,6 +219,16 @@ def placeholder_values() -> dict[str, str]:
         "far_d": format_number(facts["far_d"], 2),
         "far_error": format_number(facts["far_error"], 2),
         "iter_max": str(CAPS["max_iterations"]),
+        "len_min": format_number(LENGTH_RANGE[0], 2),
+        "len_max": format_number(LENGTH_RANGE[1], 2),
+        **{f"worked_{key}": value for key, value in facts["worked"].items()},
+        "growth": "—" if facts["growth"] is None else format_number(facts["growth"], 1),
+        "growth_from": format_number(facts["growth_from"], 3),
+        "growth_to": format_number(facts["growth_to"], 3),
+        "growth_span": format_number(100 * (facts["growth_to"] - facts["growth_from"]), 1),
+        "growth_sweeps_from": count(facts["growth_sweeps_from"]),
+        "a_short_error": f"{facts['a_short_error']:.1e}",
+        "b_short_error": f"{facts['b_short_error']:.1e}",
         # issue 9's extras (text blocks [replay] …)
         "max_replay": str(extras.replay.MAX_REPLAY_ITERATIONS),
     }
@@ -275,6 +291,7 @@ def table_view(table_id: str, text: dict[str, Any]) -> dict[str, Any]:
         "name": table_name(table.id, text),
         "caption": f"{table_name(table.id, text)}  {section[caption_key]}",
         "caption_text": section[caption_key],
+        "links": table.links,
         "columns": section[columns_key],
         "rows": format_table(table, table_words(text)),
         "values": table.values,
@@ -355,6 +372,7 @@ def figure_view(section: Section, text: dict[str, Any]) -> dict[str, Any]:
         "key": section.key,
         "adds": section.adds,
         "controls": [*COMMON_CONTROLS, *section.extra_controls],
+        "extra_readings": list(section.extra_readings),
         "defaults": figure_defaults(section),
         "frame": frame,
         "options": {
@@ -363,6 +381,8 @@ def figure_view(section: Section, text: dict[str, Any]) -> dict[str, Any]:
             "lengths_by_bones": {str(n): list(v) for n, v in LENGTHS_BY_BONES.items()},
             "smoothing": SMOOTHING,
             "max_iterations": CAPS["max_iterations"],
+            "length_range": list(LENGTH_RANGE),
+            "family_marks": table_facts()["family_marks"] if section.bones == 3 else None,
             "stall": {"target": list(STALL_TARGET), "init": [0.0, 0.0]},
         },
     }

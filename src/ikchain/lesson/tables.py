@@ -22,9 +22,13 @@ from typing import Any
 import numpy as np
 
 from ikchain.bench.reach import sweeps_to_tolerance
+from ikchain.caps import CAPS
 from ikchain.chain import Chain
+from ikchain.family import family_from_angles
 from ikchain.formatting import degrees_for_people, format_number, format_point
 from ikchain.kinematics import wrap_angle
+from ikchain.lesson.frames import bend_of_pose
+from ikchain.result import Result
 from ikchain.solvers import ccd, solve
 
 #: The lesson's chains: the two-bone default, and the same reach split over 3 and 4.
@@ -78,6 +82,8 @@ class TableData:
     values: list[list[Any]]
     formats: tuple[str, ...]
     facts: dict[str, Any] = field(default_factory=dict)
+    #: Per row, what loads it into its figure (see :func:`_link`), or None.
+    links: list[dict[str, Any]] | None = None
 
 
 # -- Column formats ----------------------------------------------------------------
@@ -121,6 +127,33 @@ def format_table(table: TableData, words: dict[str, str]) -> list[list[str]]:
 
 
 # -- Helpers -------------------------------------------------------------------------
+
+
+def _link(
+    figure: str,
+    target: Any,
+    method: str,
+    result: Result | None = None,
+    **state: Any,
+) -> dict[str, Any]:
+    """What clicking a row loads into its figure: the row's target, method and start.
+
+    ``state`` holds the figure's options for that row (``bones``, ``iterations``,
+    ``damping``, ``tolerance``, ``init`` in radians, ``cold`` for the default start).
+    ``bend`` is the side the row's own answer bends to (from ``result``), so that
+    the figure, which keeps a bend direction, shows the row's pose and not its mirror.
+    """
+    bend = bend_of_pose(result.angles) if result is not None else None
+    link = {
+        "figure": figure,
+        "target": [float(v) for v in target],
+        "method": method,
+        "bend": bend or 1,
+    }
+    for key, value in state.items():
+        if value is not None:
+            link[key] = [float(v) for v in value] if key == "init" else value
+    return link
 
 
 def _deg(angle: float) -> float:
@@ -182,9 +215,10 @@ def elbow_check_deg(l1: float, l2: float, target: tuple[float, float]) -> float:
 def _table1() -> TableData:
     chain = lesson_chain(2)
     l1, l2 = (float(v) for v in chain.lengths)
-    rows = []
+    rows, links = [], []
     for target in TABLE1_TARGETS:
         result = solve(chain, target, "analytic")
+        links.append(_link("fig-s21", target, "analytic", result, bones=2))
         elbow = _deg(result.angles[1])
         check = elbow_check_deg(l1, l2, target)
         rows.append(
@@ -199,15 +233,60 @@ def _table1() -> TableData:
             ]
         )
     return TableData(
-        "table-1", "s21", "table", rows, ("point2", "m", "deg", "deg", "m", "deg", "ddeg")
+        "table-1",
+        "s21",
+        "table",
+        rows,
+        ("point2", "m", "deg", "deg", "m", "deg", "ddeg"),
+        facts={"worked": worked_example(l1, l2, TABLE1_TARGETS[0])},
+        links=links,
     )
+
+
+def worked_example(l1: float, l2: float, target: tuple[float, float]) -> dict[str, str]:
+    """The hand check of cos(dA) for one target, each term as a person writes it.
+
+    cos(dA) = (d² − L₁² − L₂²) / (2·L₁·L₂), in exact decimal arithmetic on the
+    numbers as printed (0.8, not its binary neighbour), so that the page can show
+    (1.96 − 0.64 − 0.36)/(2·0.8·0.6) = 0.96/0.96 = 1 without typing any of it.
+    """
+    first, second = Decimal(repr(l1)), Decimal(repr(l2))
+    tx, ty = (Decimal(repr(float(v))) for v in target)
+    d2 = tx * tx + ty * ty
+    top = d2 - first * first - second * second
+    bottom = 2 * first * second
+
+    def text(value: Decimal) -> str:
+        return format(value.normalize(), "f")
+
+    return {
+        "d2": text(d2),
+        "l1_sq": text(first * first),
+        "l2_sq": text(second * second),
+        "top": text(top),
+        "bottom": text(bottom),
+        "cos": text(top / bottom),
+    }
 
 
 def _table2() -> TableData:
     chain = lesson_chain(2)
-    rows, previous = [], None
+    rows, previous, links = [], None, []
     for sweeps in TABLE2_SWEEPS:
         result = solve(chain, TABLE2_TARGET, "ccd", max_iterations=sweeps, tolerance=EXACT)
+        links.append(
+            _link(
+                "fig-s22",
+                TABLE2_TARGET,
+                "ccd",
+                result,
+                bones=2,
+                iterations=sweeps,
+                damping=1.0,
+                tolerance=EXACT,
+                cold=True,
+            )
+        )
         exact = solve(chain, TABLE2_TARGET, "analytic", bend=_branch(result.angles))
         ratio = None if previous in (None, 0.0) else result.error / previous
         rows.append(
@@ -220,12 +299,14 @@ def _table2() -> TableData:
             ]
         )
         previous = result.error
-    return TableData("table-2", "s22", "table", rows, ("count", "m", "ratio", "deg", "ddeg"))
+    return TableData(
+        "table-2", "s22", "table", rows, ("count", "m", "ratio", "deg", "ddeg"), links=links
+    )
 
 
 def _table2_damping() -> TableData:
     chain = lesson_chain(2)
-    rows = []
+    rows, links = [], []
     for damping in DAMPINGS:
         short = solve(
             chain,
@@ -238,6 +319,19 @@ def _table2_damping() -> TableData:
         final = solve(
             chain, TABLE2_TARGET, "ccd", max_iterations=20_000, damping=damping, tolerance=1e-13
         )
+        links.append(
+            _link(
+                "fig-s22",
+                TABLE2_TARGET,
+                "ccd",
+                short,
+                bones=2,
+                iterations=DAMPING_SWEEPS,
+                damping=damping,
+                tolerance=EXACT,
+                cold=True,
+            )
+        )
         rows.append(
             [
                 damping,
@@ -248,7 +342,12 @@ def _table2_damping() -> TableData:
             ]
         )
     return TableData(
-        "table-2-damping", "s22", "damping", rows, ("fixed2", "count", "m", "deg", "deg")
+        "table-2-damping",
+        "s22",
+        "damping",
+        rows,
+        ("fixed2", "count", "m", "deg", "deg"),
+        links=links,
     )
 
 
@@ -258,7 +357,7 @@ def _table2_stall() -> TableData:
     step = ccd.make_step(chain.lengths, 1.0, None, None)
     angles = np.zeros((1, chain.n_bones))
     target = np.array([STALL_TARGET])
-    rows = []
+    rows, links = [], []
     for sweep in range(1, STALL_SWEEPS + 1):
         after, _ = step(angles, target, None)
         turn = float(np.degrees(np.max(np.abs(after - angles))))
@@ -267,6 +366,18 @@ def _table2_stall() -> TableData:
             chain, STALL_TARGET, "ccd", init=[0.0] * chain.n_bones, max_iterations=sweep
         )
         rows.append([sweep, float(np.hypot(*(reported.end - STALL_TARGET))), turn, reported.status])
+        links.append(
+            _link(
+                "fig-s22",
+                STALL_TARGET,
+                "ccd",
+                None,
+                bones=2,
+                iterations=sweep,
+                damping=1.0,
+                init=[0.0] * chain.n_bones,
+            )
+        )
     return TableData(
         "table-2-stall",
         "s22",
@@ -274,6 +385,7 @@ def _table2_stall() -> TableData:
         rows,
         ("count", "m", "ddeg", "status"),
         facts={"stall_error": rows[-1][1]},
+        links=links,
     )
 
 
@@ -281,7 +393,26 @@ def _table2b() -> TableData:
     chain = lesson_chain(2)
     rows = []
     data = sweeps_to_tolerance(chain, tolerance=TOLERANCE, error_after=SWEEPS_2B)
+    links = []
     for row in data:
+        # The figure runs CCD from the default start for as many sweeps as the row
+        # needed (within the server's cap): the same solve, so the same pose and the
+        # same condition number as the row.
+        sweeps = min(row.iterations["ccd"] or CAPS["max_iterations"], CAPS["max_iterations"])
+        result = solve(chain, row.target, "ccd", max_iterations=sweeps, tolerance=TOLERANCE)
+        links.append(
+            _link(
+                "fig-s22",
+                row.target,
+                "ccd",
+                result,
+                bones=2,
+                iterations=sweeps,
+                damping=1.0,
+                tolerance=TOLERANCE,
+                cold=True,
+            )
+        )
         rows.append(
             [
                 row.target,
@@ -296,6 +427,12 @@ def _table2b() -> TableData:
         )
     by_ratio = {row.ratio: row for row in data}
     mid, edge = by_ratio[0.75], by_ratio[0.995]
+    # "×N sweeps in the last few per cent of reach": from the row nearest 4 % short
+    # of full reach to the edge row, the measured growth of CCD's sweeps.
+    near = min(data, key=lambda row: abs(row.ratio - (edge.ratio - 0.04)))
+    growth = None
+    if near.iterations["ccd"] and edge.iterations["ccd"]:
+        growth = edge.iterations["ccd"] / near.iterations["ccd"]
     facts = {
         "ccd_sweeps_mid": mid.iterations["ccd"],
         "ccd_sweeps_edge": edge.iterations["ccd"],
@@ -304,6 +441,10 @@ def _table2b() -> TableData:
         "cond_mid": mid.condition["ccd"],
         "cond_edge": edge.condition["ccd"],
         "reach": [row.as_dict() for row in data],
+        "growth_from": near.ratio,
+        "growth_to": edge.ratio,
+        "growth_sweeps_from": near.iterations["ccd"],
+        "growth": growth,
     }
     return TableData(
         "table-2b",
@@ -312,17 +453,23 @@ def _table2b() -> TableData:
         rows,
         ("point4", "m", "ratio", "count", "m", "count", "count", "cond"),
         facts,
+        links,
     )
 
 
 def _table3() -> TableData:
     chain = lesson_chain(3)
-    rows, first = [], None
+    rows, first, links, marks, shorts = [], None, [], [], []
     for label, start in TABLE3_STARTS:
         init = np.radians(start)
         result = solve(
             chain, TABLE3_TARGET, "ccd", init=init, max_iterations=SWEEPS_T3, tolerance=EXACT
         )
+        # the same start, stopped after only SWEEPS_SHORT sweeps
+        short = solve(
+            chain, TABLE3_TARGET, "ccd", init=init, max_iterations=SWEEPS_SHORT, tolerance=EXACT
+        )
+        shorts.append(short)
         joint1 = result.joints[1]
         first = joint1 if first is None else first
         rows.append(
@@ -332,32 +479,65 @@ def _table3() -> TableData:
                 result.error,
                 tuple(joint1),
                 float(np.hypot(*(joint1 - first))),
+                short.error,
             ]
         )
-    short = solve(
-        chain,
-        TABLE3_TARGET,
-        "ccd",
-        init=np.radians(TABLE3_STARTS[2][1]),
-        max_iterations=SWEEPS_SHORT,
-        tolerance=EXACT,
-    )
+        links.append(
+            _link(
+                "fig-s23",
+                TABLE3_TARGET,
+                "ccd",
+                result,
+                bones=3,
+                iterations=SWEEPS_T3,
+                damping=1.0,
+                tolerance=EXACT,
+                init=init,
+            )
+        )
+        marks.append(
+            {"label": label, "position": family_from_angles(chain, TABLE3_TARGET, result.angles)}
+        )
     facts = {
         "ab_joint1_gap": rows[1][4],
         "ac_joint1_gap": rows[2][4],
-        "c_short_error": short.error,
-        "c_short_status": short.status,
+        "a_short_error": shorts[0].error,
+        "b_short_error": shorts[1].error,
+        "c_short_error": shorts[2].error,
+        "c_short_status": shorts[2].status,
+        "family_marks": {"target": list(TABLE3_TARGET), "marks": marks},
     }
-    return TableData("table-3", "s23", "table", rows, ("text", "point6", "m", "point6", "m"), facts)
+    return TableData(
+        "table-3",
+        "s23",
+        "table",
+        rows,
+        ("text", "point6", "m", "point6", "m", "m"),
+        facts,
+        links,
+    )
 
 
 def _table4() -> TableData:
     chain = lesson_chain(2)
     phi = math.radians(TABLE4_DIRECTION)
-    rows = []
+    rows, links = [], []
     for d in TABLE4_DISTANCES:
         target = (d * math.cos(phi), d * math.sin(phi))
         result = solve(chain, target, "ccd", max_iterations=20_000, tolerance=1e-13)
+        links.append(
+            _link(
+                "fig-s24",
+                target,
+                "ccd",
+                result,
+                bones=2,
+                iterations=CAPS["max_iterations"],
+                damping=1.0,
+                tolerance=1e-13,
+                cold=True,
+            )
+        )
         closed = max(0.0, d - chain.outer_radius, chain.inner_radius - d)
         rows.append(
             [
@@ -376,6 +556,7 @@ def _table4() -> TableData:
         rows,
         ("fixed2", "yesno", "m", "m", "deg2"),
         facts={"far_d": FAR_DISTANCE, "far_error": far[2]},
+        links=links,
     )
 
 

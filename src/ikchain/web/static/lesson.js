@@ -203,6 +203,15 @@
     });
     this.errorEl = el.querySelector(".fig-error");
     this.liveEl = el.querySelector(".readings-live");
+    this.marks = el.querySelector(".family-marks");
+    this.marksTarget = this.marks ? JSON.parse(this.marks.getAttribute("data-target")) : null;
+    if (this.marks) {
+      // Each mark sits where the slider's thumb would be at that family position.
+      this.marks.querySelectorAll(".family-mark").forEach(function (mark) {
+        var p = parseFloat(mark.getAttribute("data-position"));
+        mark.style.left = (50 * (p + 1)).toFixed(2) + "%";
+      });
+    }
     this.resting = 0; // frames left to keep solving while the ring rests
     this.controls = el.querySelector(".controls");
     this.inflight = null; // id of the one request in flight
@@ -231,6 +240,7 @@
       init: d.init ? copy(d.init) : null, // explicit start pose for the next request
       cold: false, // next request starts from the default pose (bend), not the frame
       family: null, // family position to move to on the next request
+      once: null, // options for the next request only (a table row's tolerance)
       frame: frame, // the server's answer currently drawn
     };
   };
@@ -244,7 +254,9 @@
   Figure.prototype.body = function () {
     var s = this.state;
     var takes = METHOD_TAKES[s.method] || {};
-    var lengths = (this.options.lengths_by_bones || {})[String(s.bones)] || s.lengths;
+    // Editable lengths (2.4) apply to the two-bone chain; otherwise the lesson's chain.
+    var lengths = this.control("length1") && s.bones === 2 ? s.lengths
+      : (this.options.lengths_by_bones || {})[String(s.bones)] || s.lengths;
     var frame = s.frame;
     var init = null;
     if (takes.init) {
@@ -257,7 +269,7 @@
       method: s.method,
       init: init,
       iterations: takes.iterations ? s.iterations : null,
-      tolerance: takes.tolerance ? s.tolerance : null,
+      tolerance: takes.tolerance ? (s.once && s.once.tolerance != null ? s.once.tolerance : s.tolerance) : null,
       damping: takes.damping ? s.damping : null,
       // bend: the analytic branch; for the iterative methods the way the default
       // start bends and the side the server keeps the answer on (see frames.keep_bend).
@@ -286,6 +298,7 @@
     this.state.init = null;
     this.state.cold = false;
     this.state.family = null;
+    this.state.once = null;
     this.inflightBody = body;
     this.familyInflight = body.family != null;
     this.inflight = transport.send(this, body);
@@ -446,6 +459,19 @@
       if (document.activeElement !== iterations) iterations.value = String(s.iterations);
       iterations.disabled = !(METHOD_TAKES[s.method] || {}).iterations;
     }
+    for (var li = 1; li <= 2; li++) {
+      var len = this.control("length" + li);
+      if (len) {
+        len.disabled = s.bones !== 2;
+        if (document.activeElement !== len) len.value = String(s.lengths[li - 1]);
+      }
+    }
+    if (this.marks) {
+      var mt = this.marksTarget, ft = s.frame.target;
+      // The marks belong to Table ③'s target: shown only while the figure is there.
+      this.marks.hidden = !(s.bones === 3 && mt && Math.abs(ft[0] - mt[0]) < 1e-12 &&
+                            Math.abs(ft[1] - mt[1]) < 1e-12);
+    }
     var smoothing = this.control("smoothing");
     if (smoothing) smoothing.checked = !!s.smoothing;
     var family = this.control("family");
@@ -488,6 +514,9 @@
 
     svg.addEventListener("pointerdown", function (event) {
       if (event.button !== undefined && event.button > 0) return;
+      // A finger that lands off the ring is scrolling the page (only the ring has
+      // touch-action: none); a mouse or pen click anywhere moves the ring there.
+      if (event.pointerType === "touch" && !ring.contains(event.target)) return;
       event.preventDefault();
       self.dragging = event.pointerId;
       try { svg.setPointerCapture(event.pointerId); } catch (err) { /* synthetic */ }
@@ -553,6 +582,8 @@
         self.resetState();
         self.resting = 0;
         self.controlMessage("iterations", null);
+        self.controlMessage("length1", null);
+        document.querySelectorAll("tr.is-loaded").forEach(function (t) { t.classList.remove("is-loaded"); });
         self.update();
       } else if (button.name === "stall") {
         self.resting = 0;
@@ -612,6 +643,15 @@
       case "smoothing":
         s.smoothing = el.checked ? this.smoothingAlpha() : null;
         break;
+      case "length1":
+      case "length2":
+        var k = el.name === "length1" ? 0 : 1;
+        var range = this.options.length_range || [parseFloat(el.min), parseFloat(el.max)];
+        var L = this.checkNumber(el, "lengths", range[0], range[1], false, s.lengths[k]);
+        if (L === null) return;
+        s.lengths = s.lengths.slice();
+        s.lengths[k] = L;
+        break;
       case "family":
         s.family = parseFloat(value);
         break;
@@ -660,29 +700,84 @@
   // the nearest bound is taken and said; anything else (2.5, -, abc, empty) is
   // refused with the previous value put back. Returns the value to use, or null.
   Figure.prototype.checkIterations = function (el) {
-    var M = LABELS.messages || {};
     var max = this.options.max_iterations || parseInt(el.max, 10);
+    return this.checkNumber(el, "iterations", 0, max, true, this.state.iterations);
+  };
+
+  // A typed number for control `el`: in [min, max] (whole when `whole`) it is taken;
+  // outside, the nearest bound is taken and said; not a number (or not whole) is
+  // refused and `previous` put back. Messages are LABELS.messages[kind + "_clamped"
+  // / "_refused"], in the page's language. Returns the value to use, or null.
+  Figure.prototype.checkNumber = function (el, kind, min, max, whole, previous) {
+    var M = LABELS.messages || {};
     var raw = String(el.value).trim();
     var n = raw === "" || (el.validity && el.validity.badInput) ? NaN : Number(raw);
-    if (!isFinite(n) || Math.floor(n) !== n) {
-      el.value = String(this.state.iterations);
-      this.controlMessage("iterations", M.iterations_refused);
+    if (!isFinite(n) || (whole && Math.floor(n) !== n)) {
+      el.value = String(previous);
+      this.controlMessage(el.name, M[kind + "_refused"]);
       return null;
     }
-    var clamped = Math.max(0, Math.min(max, n));
+    var clamped = Math.max(min, Math.min(max, n));
     if (clamped !== n) {
       el.value = String(clamped);
-      this.controlMessage("iterations", M.iterations_clamped);
+      this.controlMessage(el.name, M[kind + "_clamped"]);
     } else {
-      this.controlMessage("iterations", null);
+      this.controlMessage(el.name, null);
     }
     return clamped;
+  };
+
+  // A table row's state loaded into this figure (see tables._link): its target,
+  // method, bone count, options and start (a given pose, or the default one), and
+  // the bend its answer has. Tolerance is for this one solve; the rest stays.
+  Figure.prototype.loadRow = function (row) {
+    var s = this.state;
+    this.resting = 0;
+    this.slidingFamily = false;
+    if (row.bones) s.bones = row.bones;
+    if (row.method) s.method = row.method;
+    if (row.iterations != null) s.iterations = row.iterations;
+    if (row.damping != null) s.damping = row.damping;
+    if (row.bend) s.bend = row.bend;
+    if (this.control("length1")) s.lengths = copy(this.defaults.lengths);
+    s.pointer = copy(row.target);
+    s.init = row.init ? copy(row.init) : null;
+    s.cold = !!row.cold;
+    s.once = row.tolerance != null ? { tolerance: row.tolerance } : null;
+    s.family = null;
+    s.smoothing = null;
+    this.controlMessage("iterations", null);
+    this.request(stamp(null));
   };
 
   // For the extensions: the one transport, the hooks, and the page's data.
   window.ikchainLesson = {
     transport: transport, hooks: HOOKS, bodyHooks: BODY_HOOKS, data: DATA, labels: LABELS, stamp: stamp,
   };
+
+  // Linked tables: a row with data-row loads into the figure it names.
+  function bindRows() {
+    function load(tr) {
+      var fig = window.__ikchainFigures[tr.getAttribute("data-figure")];
+      if (!fig) return;
+      var row;
+      try { row = JSON.parse(tr.getAttribute("data-row")); } catch (err) { return; }
+      var table = tr.closest("table");
+      if (table) table.querySelectorAll("tr.is-loaded").forEach(function (t) { t.classList.remove("is-loaded"); });
+      document.querySelectorAll("tr.is-loaded").forEach(function (t) { t.classList.remove("is-loaded"); });
+      tr.classList.add("is-loaded");
+      fig.loadRow(row);
+      fig.el.scrollIntoView({ block: "nearest" });
+    }
+    document.querySelectorAll("tr.row-link").forEach(function (tr) {
+      tr.addEventListener("click", function () { load(tr); });
+      tr.addEventListener("keydown", function (event) {
+        if (event.key !== "Enter" && event.key !== " ") return;
+        event.preventDefault();
+        load(tr);
+      });
+    });
+  }
 
   // ------------------------------------------------------------------ start
   function start() {
@@ -694,6 +789,7 @@
       window.__ikchainFigures[id] = fig;
       fig.update();
     });
+    bindRows();
     transport.connect();
     doc.classList.add("js-ready");
   }
