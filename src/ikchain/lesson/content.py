@@ -231,6 +231,7 @@ def placeholder_values() -> dict[str, str]:
         "b_short_error": f"{facts['b_short_error']:.1e}",
         # issue 9's extras (text blocks [replay] …)
         "max_replay": str(extras.replay.MAX_REPLAY_ITERATIONS),
+        "max_replay_steps": str(extras.replay.MAX_REPLAY_STEPS),
     }
 
 

@@ -30,8 +30,13 @@ def replay_default(figure: dict[str, Any], text: dict[str, Any]) -> dict[str, An
     """The replay of a figure's default state, as :func:`replay.replay_view` gives it."""
     d = figure["defaults"]
     chain = Chain(d["lengths"])
+    joint = d["method"] == "ccd"
     options = {
-        "max_iterations": min(d["iterations"], replay.MAX_REPLAY_ITERATIONS),
+        "max_iterations": min(
+            d["iterations"],
+            replay.MAX_REPLAY_ITERATIONS,
+            (replay.MAX_REPLAY_STEPS - 1) // (len(d["lengths"]) if joint else 1),
+        ),
         "tolerance": d["tolerance"],
         "bend": d["bend"],
     }
@@ -68,6 +73,7 @@ def replay_block(name: str, section: Any, text: dict[str, Any], figure: Any) -> 
             "summary": summary,
             "steps": len(view["steps"]),
             "max_iterations": replay.MAX_REPLAY_ITERATIONS,
+            "max_steps": replay.MAX_REPLAY_STEPS,
         },
     }
 
