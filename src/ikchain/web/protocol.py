@@ -161,7 +161,13 @@ def parse_frame(data: Any) -> FrameRequest:
                 raise RequestError(
                     f"previous_target: expected a finite point [x, y], got {given!r}"
                 )
-        if family is not None:
+        if isinstance(family, list):  # four bones: two positions [s1, s2]
+            if len(family) != 2:
+                raise RequestError(
+                    f"family: expected a number or two numbers [s1, s2], got {len(family)} items"
+                )
+            family = (check_real(family[0], "family"), check_real(family[1], "family"))
+        elif family is not None:
             family = check_real(family, "family")
     except (TypeError, ValueError) as error:
         raise RequestError(str(error)) from None
