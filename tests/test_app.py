@@ -7,10 +7,13 @@ from starlette.testclient import TestClient
 
 from ikchain.web.app import build_app
 
+BASE = "http://127.0.0.1:8000"
+WS = "ws://127.0.0.1:8000/ws"
+
 
 @pytest.fixture(scope="module")
 def client():
-    with TestClient(build_app()) as test_client:
+    with TestClient(build_app(), base_url=BASE) as test_client:
         yield test_client
 
 
@@ -72,7 +75,7 @@ def test_frame_route_is_the_websocket_reply_over_http(client):
     body = {"id": 3, "lengths": [0.8, 0.6], "target": [1.0, 0.5], "method": "dls"}
     response = client.post("/api/frame", json=body)
     assert response.status_code == 200 and response.json()["frame"]["status"] == "converged"
-    with client.websocket_connect("/ws") as socket:
+    with client.websocket_connect(WS) as socket:
         socket.send_text(json.dumps(body))
         assert socket.receive_json() == response.json()
     bad = client.post("/api/frame", json={"id": 4, "lengths": [0.8], "target": "x"})
@@ -81,7 +84,7 @@ def test_frame_route_is_the_websocket_reply_over_http(client):
 
 def test_websocket_survives_malformed_messages(client):
     good = json.dumps({"id": 1, "lengths": [0.8, 0.6], "target": [1.0, 0.5], "method": "ccd"})
-    with client.websocket_connect("/ws") as socket, client.websocket_connect("/ws") as other:
+    with client.websocket_connect(WS) as socket, client.websocket_connect(WS) as other:
         for bad in (
             "nope",
             "[]",

@@ -97,12 +97,18 @@ def test_text_output_is_in_degrees(capsys):
     ("args", "message"),
     [
         (["--lengths", "0.8,-0.6", "--target", "1,0"], "expected every length > 0"),
-        (["--lengths", "0.8,x", "--target", "1,0"], "expected comma-separated numbers"),
+        (["--lengths", "0.8,x", "--target", "1,0"], "expected comma-separated finite numbers"),
         (["--lengths", "0.8,0.6", "--target", "1,0,0"], "target: expected shape (..., 2)"),
-        (["--lengths", "0.8,0.6", "--target", "nan,0"], "target: expected finite numbers"),
+        (["--lengths", "0.8,0.6", "--target", "nan,0"], "expected comma-separated finite numbers"),
+        (["--lengths", "0.8,0.6", "--target", "1e400,0"], "expected comma-separated finite"),
+        (["--lengths", "1e308,1e308", "--target", "1,1"], "lengths: expected a"),
+        (["--lengths", "1,1", "--target", "1,1", "--init", "1e308,1e308"], "within ±1e+06 rad"),
+        (["--lengths", "1,1", "--target", "1,1", "--iterations", "1e3"], "expected an integer"),
+        (["--lengths", "1,1", "--target", "1,1", "--tolerance", "inf"], "a finite number"),
+        (["--lengths", "1,1", "--target", "1,1", "--damping", "x"], "a finite number"),
         (
             ["--lengths", "0.8,0.6", "--target", "1,0", "--iterations", "-3", "--method", "ccd"],
-            "max_iterations: expected a non-negative integer, got -3",
+            "--iterations: expected an integer from 0 to 1000000000, got '-3'",
         ),
         (["--lengths", "0.8,0.6", "--target", "1,0", "--method", "newton"], "invalid choice"),
         (
@@ -119,6 +125,78 @@ def test_bad_arguments_exit_2_with_one_line(capsys, args, message):
     err = capsys.readouterr().err
     assert message in err
     assert err.count("\n") == 1 and "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--lengths", "1e300,1e300", "--target", "1,1"],
+        ["--lengths", "1e-300,1e-300", "--target", "1e-300,0", "--method", "analytic"],
+        ["--lengths", "1e-300,1e-300", "--target", "1e-300,0", "--method", "dls"],
+        ["--lengths", "1e300,1e300", "--target", "1e300,1e300", "--method", "ccd"],
+    ],
+)
+def test_extreme_scales_answer_in_strict_json_or_one_line(capsys, args):
+    try:
+        status = main(["solve", *args, "--json"])
+    except SystemExit as exit_info:
+        status = exit_info.code
+    out, err = capsys.readouterr()
+    assert status in (0, 2) and "Traceback" not in err
+    if status == 0:
+        data = json.loads(out, parse_constant=lambda name: pytest.fail(f"{name} in the answer"))
+        assert data["error"] >= data["min_error"] >= 0.0
+    else:
+        assert err.count("\n") == 1
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--port", "70000"], "--port: expected a port from 0 to 65535, got '70000'"),
+        (["--port", "-1"], "expected a port from 0 to 65535"),
+        (["--port", "http"], "expected a port from 0 to 65535"),
+        (["--workers", "0"], "--workers: expected a number of processes from 1 to 64"),
+        (["--lang", "fr"], "--lang: invalid choice"),
+    ],
+)
+def test_bad_lesson_arguments_exit_2_with_one_line(capsys, args, message):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["lesson", "--no-browser", *args])
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1
+
+
+def test_a_busy_port_is_one_clear_line():
+    import socket
+
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        done = subprocess.run(
+            [sys.executable, "-m", "ikchain", "lesson", "--no-browser", "--port", str(port)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr == (
+        f"ikchain: error: --port: port {port} on 127.0.0.1 is in use; expected a free port "
+        "(stop the other server, or choose one with --port, 0 for any)\n"
+    )
+
+
+def test_binding_every_interface_warns_and_lists_the_served_names():
+    from ikchain.cli import allowed_hosts, format_network_warning
+
+    names = allowed_hosts("0.0.0.0", ["lesson.lan"])
+    assert names == ["127.0.0.1", "localhost", "::1", "lesson.lan"]
+    warning = format_network_warning("0.0.0.0", names)
+    assert "reachable from other machines on the network" in warning and "lesson.lan" in warning
+    assert allowed_hosts("192.168.1.5", []) == ["127.0.0.1", "localhost", "::1", "192.168.1.5"]
 
 
 def test_installed_command_runs():
@@ -149,6 +227,9 @@ def test_lesson_command_serves_the_page_on_loopback():
     try:
         line = server.stdout.readline()
         assert f"http://127.0.0.1:{port}/" in line
+        # "serving on" comes only once the port is bound: it takes connections now.
+        with socket.create_connection(("127.0.0.1", port), timeout=5):
+            pass
         deadline = time.monotonic() + 30
         while True:
             try:
@@ -158,6 +239,26 @@ def test_lesson_command_serves_the_page_on_loopback():
             except OSError:
                 assert time.monotonic() < deadline and server.poll() is None
                 time.sleep(0.1)
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+
+def test_lesson_warns_when_it_binds_every_interface():
+    server = subprocess.Popen(
+        [
+            *(sys.executable, "-m", "ikchain", "lesson", "--no-browser", "--port", "0"),
+            *("--host", "0.0.0.0", "--allowed-host", "lesson.lan"),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        warning = server.stderr.readline()
+        assert warning.startswith("ikchain lesson: warning: --host 0.0.0.0 makes the page")
+        assert "lesson.lan" in warning
+        assert "serving on http://127.0.0.1:" in server.stdout.readline()
     finally:
         server.terminate()
         server.wait(timeout=10)

@@ -41,7 +41,7 @@ def replay_of(**body):
 
 @pytest.fixture(scope="module")
 def client():
-    with TestClient(build_app()) as test_client:
+    with TestClient(build_app(), base_url="http://127.0.0.1") as test_client:
         yield test_client
 
 
@@ -185,7 +185,7 @@ def test_unknown_kind_is_refused_and_a_frame_still_works(client):
 
 
 def test_replay_over_the_websocket(client):
-    with client.websocket_connect("/ws") as socket:
+    with client.websocket_connect("ws://127.0.0.1/ws") as socket:
         socket.send_text(
             json.dumps({"id": 1, "kind": "replay", "lengths": TWO, "target": [1, 0.6]})
         )
@@ -282,7 +282,7 @@ def test_tracking_claims_of_the_text_hold():
         ({"frames_per_lap": 60.5}, "frames_per_lap: expected"),
         ({"frames_per_lap": True}, "frames_per_lap: expected"),
         ({"budget": 0}, "budget: expected a whole number from 1 to"),
-        ({"budget": 10**30}, "budget: expected"),
+        ({"budget": 10**9}, "budget: expected"),  # 10**30: refused by decode() (no id)
         ({"lengths": [0.1] * 33}, "lengths: expected at most"),
         ({"lengths": [0.1, -1]}, "lengths"),
         ({"lengths": "long"}, "lengths: expected a list"),

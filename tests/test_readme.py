@@ -21,3 +21,11 @@ def test_readme_opens_with_two_commands():
 def test_ci_runs_the_readme_test_command():
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     assert readme_commands()[1] in ci.splitlines()
+
+
+def test_the_caps_table_is_the_servers():
+    from ikchain.caps import CAPS
+
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    rows = re.findall(r"^\| `(max_\w+)`[^|]*\| ([\d,]+) \|$", text, flags=re.MULTILINE)
+    assert {name: int(value.replace(",", "")) for name, value in rows} == CAPS

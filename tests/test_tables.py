@@ -142,7 +142,7 @@ class _Cells(HTMLParser):
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_page_cells_equal_cli_json(capsys, lang):
-    page = TestClient(build_app()).get(f"/?lang={lang}").text
+    page = TestClient(build_app(), base_url="http://127.0.0.1").get(f"/?lang={lang}").text
     parser = _Cells()
     parser.feed(page)
     assert main(["tables", "--format", "json", "--lang", lang]) == 0

@@ -1,16 +1,31 @@
 """The caps on one request to the lesson server: one table, read by the server (which
 enforces it), the page (which bounds its inputs by it) and the README (tested equal).
 
-A request over a cap is refused before any work, with a message naming the cap.
+A request over a cap is refused before any work, with a message naming the cap. Work
+is counted over the broadcast batch: solves (targets × start poses) × bones ×
+iterations (the budget asked for; 1 for the closed form). The work caps come from a
+time budget: a request at the caps must finish in at most ``BUDGET_MS`` on the
+machine the README names, measured by ``ikchain bench caps``. A single solve (one
+target, one start pose) runs a scalar loop and a batch runs numpy over the batch,
+whose fixed cost per iteration makes small batches dearer per unit: hence two caps.
 """
 
 from __future__ import annotations
 
+#: The time a request at the caps may take (ms), measured by ``ikchain bench caps``.
+BUDGET_MS = 50.0
+
 #: Caps on one request, so that no request can stall the server.
 CAPS: dict[str, int] = {
     "max_body_bytes": 65_536,  # request body or WebSocket message
+    "max_reply_bytes": 262_144,  # reply, bounded before any work is done
     "max_bones": 32,
     "max_iterations": 5_000,
-    "max_targets": 256,  # targets in one /api/solve batch
-    "max_work": 400_000,  # bones × iterations × targets
+    "max_targets": 256,  # solves in one /api/solve batch: targets × start poses
+    "max_work": 12_000,  # one solve: bones × iterations
+    "max_batch_work": 1_200,  # a batch: solves × bones × iterations
 }
+
+#: Start angles beyond ±MAX_ANGLE rad are refused: their sums overflow, and their
+#: cosines carry no meaning.
+MAX_ANGLE = 1e6

@@ -7,9 +7,16 @@
 from __future__ import annotations
 
 import argparse
+import errno
+import math
+import socket
 import sys
 from collections.abc import Sequence
+from typing import Any
 
+import numpy as np
+
+from ikchain.caps import MAX_ANGLE
 from ikchain.chain import Chain
 from ikchain.formatting import format_result_json, format_result_text
 from ikchain.solvers import METHODS, solve
@@ -24,11 +31,42 @@ class _Parser(argparse.ArgumentParser):
 
 def _floats(text: str) -> list[float]:
     try:
-        return [float(part) for part in text.split(",")]
+        values = [float(part) for part in text.split(",")]
     except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"expected comma-separated numbers, got {text!r}"
-        ) from None
+        values = []
+    if not values or not all(math.isfinite(value) for value in values):
+        raise argparse.ArgumentTypeError(f"expected comma-separated finite numbers, got {text!r}")
+    return values
+
+
+def _angles(text: str) -> list[float]:
+    values = _floats(text)
+    if any(abs(value) > MAX_ANGLE for value in values):
+        raise argparse.ArgumentTypeError(f"expected angles within ±{MAX_ANGLE:g} rad, got {text!r}")
+    return values
+
+
+def _integer(low: int, high: int, what: str) -> Any:
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = None
+        if value is None or not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"expected {what} from {low} to {high}, got {text!r}")
+        return value
+
+    return parse
+
+
+def _number(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"expected a finite number, got {text!r}")
+    return value
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -39,12 +77,16 @@ def build_parser() -> argparse.ArgumentParser:
     solve_parser.add_argument("--lengths", type=_floats, required=True, help="e.g. 0.8,0.6 (m)")
     solve_parser.add_argument("--target", type=_floats, required=True, help="x,y (m)")
     solve_parser.add_argument("--method", choices=METHODS, default="dls")
-    solve_parser.add_argument("--init", type=_floats, help="start angles, radians, e.g. 0.2,0.2")
-    solve_parser.add_argument("--iterations", type=int, help="iteration budget (default 200)")
-    solve_parser.add_argument("--tolerance", type=float, help="end error goal, m (default 1e-9)")
-    solve_parser.add_argument("--damping", type=float, help="fraction of each step, (0, 1]")
+    solve_parser.add_argument("--init", type=_angles, help="start angles, radians, e.g. 0.2,0.2")
+    solve_parser.add_argument(
+        "--iterations",
+        type=_integer(0, 10**9, "an integer"),
+        help="iteration budget (default 200)",
+    )
+    solve_parser.add_argument("--tolerance", type=_number, help="end error goal, m (default 1e-9)")
+    solve_parser.add_argument("--damping", type=_number, help="fraction of each step, (0, 1]")
     solve_parser.add_argument("--bend", type=int, choices=(1, -1), help="elbow branch, +1 or -1")
-    solve_parser.add_argument("--max-step", type=float, help="ccd: largest turn per sweep, rad")
+    solve_parser.add_argument("--max-step", type=_number, help="ccd: largest turn per sweep, rad")
     solve_parser.add_argument("--trace", action="store_true", help="keep the error per iteration")
     solve_parser.add_argument("--json", action="store_true", help="print JSON")
 
@@ -54,8 +96,27 @@ def build_parser() -> argparse.ArgumentParser:
     tables_parser.add_argument("--lang", choices=LANG_CHOICES, default="zh")
 
     lesson_parser = commands.add_parser("lesson", help="serve the interactive lesson")
-    lesson_parser.add_argument("--host", default="127.0.0.1", help="default 127.0.0.1")
-    lesson_parser.add_argument("--port", type=int, default=8000, help="default 8000")
+    lesson_parser.add_argument("--host", default="127.0.0.1", help="address to bind")
+    lesson_parser.add_argument(
+        "--port",
+        type=_integer(0, 65535, "a port"),
+        default=8000,
+        help="default 8000; 0 picks a free one",
+    )
+    lesson_parser.add_argument(
+        "--allowed-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="also serve requests whose Host is NAME (repeatable; '*' serves any name, "
+        "which lets other web sites reach the server through DNS rebinding)",
+    )
+    lesson_parser.add_argument(
+        "--workers",
+        type=_integer(1, 64, "a number of processes"),
+        default=1,
+        help="server processes sharing the port (default 1)",
+    )
     lesson_parser.add_argument("--no-browser", action="store_true", help="do not open a browser")
     lesson_parser.add_argument("--lang", choices=LANG_CHOICES, default="zh")
 
@@ -85,23 +146,86 @@ def _run_tables(args: argparse.Namespace) -> str:
     return formatter[args.format](tables)
 
 
+#: Addresses that bind every interface.
+WILDCARD_HOSTS = ("0.0.0.0", "::", "")
+
+
+def allowed_hosts(host: str, extra: Sequence[str]) -> list[str]:
+    """Host names the server answers: the loopback names, the bound address (unless
+    it is a wildcard) and ``--allowed-host``."""
+    from ikchain.web.app import LOOPBACK_HOSTS
+
+    names = [*LOOPBACK_HOSTS]
+    if host not in WILDCARD_HOSTS:
+        names.append(host)
+    return list(dict.fromkeys([*names, *extra]))
+
+
+def format_network_warning(host: str, names: Sequence[str]) -> str:
+    """The warning printed when the server binds beyond loopback."""
+    return (
+        f"ikchain lesson: warning: --host {host} makes the page reachable from other "
+        f"machines on the network; it answers only the Host names {', '.join(names)} "
+        "(add the name others use with --allowed-host)"
+    )
+
+
+def _bind(host: str, port: int) -> socket.socket:
+    """A listening socket, or ValueError with one line saying why not."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    try:
+        sock = socket.socket(family, socket.SOCK_STREAM)
+    except OSError as error:
+        raise ValueError(f"--host: cannot bind {host!r} ({error.strerror})") from None
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+        sock.listen(2048)
+    except OSError as error:
+        sock.close()
+        if error.errno == errno.EADDRINUSE:
+            raise ValueError(
+                f"--port: port {port} on {host} is in use; expected a free port "
+                "(stop the other server, or choose one with --port, 0 for any)"
+            ) from None
+        raise ValueError(f"--host: cannot bind {host}:{port} ({error.strerror})") from None
+    sock.set_inheritable(True)
+    return sock
+
+
 def _run_lesson(args: argparse.Namespace) -> int:
+    import os
     import threading
     import webbrowser
 
     import uvicorn
 
     from ikchain.solvers import compile_kernels
-    from ikchain.web.app import build_app
+    from ikchain.web.app import WS_MAX_BYTES
 
+    names = allowed_hosts(args.host, [n for arg in args.allowed_host for n in arg.split(",")])
+    sock = _bind(args.host, args.port)
+    port = sock.getsockname()[1]
+    if args.host not in ("127.0.0.1", "localhost", "::1"):
+        print(format_network_warning(args.host, names), file=sys.stderr, flush=True)
     compile_kernels()  # the first drag must not wait for numba
     path = "/" if args.lang == "zh" else "/?lang=en"
-    shown = f"[{args.host}]" if ":" in args.host else args.host
-    url = f"http://{shown}:{args.port}{path}"
+    shown = "127.0.0.1" if args.host in WILDCARD_HOSTS else args.host
+    shown = f"[{shown}]" if ":" in shown else shown
+    url = f"http://{shown}:{port}{path}"
+    # Each worker process builds its app from the environment (see app_from_environment).
+    os.environ["IKCHAIN_ALLOWED_HOSTS"] = ",".join(names)
     print(f"ikchain lesson: serving on {url}  (Ctrl+C to stop)", flush=True)
     if not args.no_browser:
         threading.Timer(1.0, webbrowser.open, args=(url,)).start()
-    uvicorn.run(build_app(), host=args.host, port=args.port, log_level="warning")
+    uvicorn.run(
+        "ikchain.web.app:app_from_environment",
+        factory=True,
+        fd=sock.fileno(),
+        workers=args.workers,
+        log_level="warning",
+        ws_max_size=WS_MAX_BYTES,
+    )
     return 0
 
 
@@ -116,7 +240,36 @@ def _run_bench(argv: list[str]) -> int:
 
 
 def _run_solve(args: argparse.Namespace) -> str:
+    with np.errstate(all="ignore"):  # the checks below say what went wrong, in one line
+        return _checked_solve(args)
+
+
+def _checked_solve(args: argparse.Namespace) -> str:
     chain = Chain(args.lengths)
+    if not math.isfinite(chain.total_length):
+        raise ValueError(
+            f"lengths: expected a finite total length, got {chain.total_length} "
+            f"(the sum of {args.lengths})"
+        )
+    if not math.isfinite(math.hypot(*args.target[:2])):
+        raise ValueError(f"target: expected a finite distance from the root, got {args.target}")
+    try:
+        result = _solve(chain, args)
+    except ArithmeticError as error:
+        raise ValueError(
+            "lengths and target: expected values within the solver's range, "
+            f"got {type(error).__name__} ({error})"
+        ) from None
+    try:
+        return format_result_json(result) if args.json else format_result_text(result)
+    except ValueError:
+        raise ValueError(
+            "lengths and target: expected values within the solver's range, "
+            "got an answer that is not finite"
+        ) from None
+
+
+def _solve(chain: Chain, args: argparse.Namespace) -> Any:
     result = solve(
         chain,
         args.target,
@@ -129,7 +282,9 @@ def _run_solve(args: argparse.Namespace) -> str:
         max_step=args.max_step,
         trace=args.trace,
     )
-    return format_result_json(result) if args.json else format_result_text(result)
+    if not all(np.all(np.isfinite(value)) for value in (result.angles, result.joints)):
+        raise ArithmeticError("the answer is not finite")
+    return result
 
 
 def main(argv: Sequence[str] | None = None) -> int:

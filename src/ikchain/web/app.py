@@ -1,13 +1,25 @@
-"""The lesson server: routes only. Content comes from :mod:`ikchain.lesson.content`,
-request handling from :mod:`ikchain.web.protocol`.
+"""The lesson server: routes, the guard in front of them, and where the work runs.
+Content comes from :mod:`ikchain.lesson.content`, request handling from
+:mod:`ikchain.web.protocol`.
 
 Routes (all in :data:`ROUTES`):
 
-- ``GET /`` — the lesson page, Chinese; ``/?lang=en`` for English.
+- ``GET /`` — the lesson page, Chinese; ``/?lang=en`` for English (any case).
 - ``GET /static/...`` — the page's script and style sheet, shipped in the package.
-- ``WebSocket /ws`` — drag frames: one JSON request in, one JSON reply out.
+- ``WebSocket /ws`` — drag frames: one JSON request in, one JSON reply out, in order.
 - ``POST /api/frame`` — one drag frame over HTTP (the script's fallback).
 - ``POST /api/solve`` — the same JSON as ``ikchain solve --json``.
+
+The guard (:class:`Guard`), before any route: only the Host names the server was
+started for (else 400: DNS rebinding), only same-origin browsers (a WebSocket or a
+POST whose ``Origin`` is another site gets 403), only JSON bodies (415), and the
+security headers (:data:`SECURITY_HEADERS`) on every HTTP answer.
+
+Where the work runs (:class:`Workers`): a request is parsed and, when it is light (one
+solve of at most :data:`LIGHT_WORK` units), solved on a small thread pool in this
+process; anything heavier goes to a separate process, one request at a time, with at
+most :data:`HEAVY_QUEUE` waiting (then 429). A WebSocket handles one message at a time.
+So a client asking for the most the caps allow slows itself, not the others' drags.
 
 A bad request gets a 4xx (or, on the WebSocket, an error reply) with a message; the
 connection and the server go on serving.
@@ -15,20 +27,62 @@ connection and the server go on serving.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import functools
-from typing import Any
+import html
+import json
+import logging
+import multiprocessing
+from collections.abc import AsyncIterator, Iterable
+from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from urllib.parse import urlsplit
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
-from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.requests import ClientDisconnect, Request
+from starlette.responses import HTMLResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from ikchain.caps import CAPS
 from ikchain.lesson.content import DEFAULT_LANG, LANGS, page_context
-from ikchain.web.protocol import CAPS, RequestError, frame_reply, solve_reply
+from ikchain.web.protocol import Heavy, Reply, RequestError, error_reply, respond, warm
+
+logger = logging.getLogger("ikchain.web")
+
+#: Host names served unless told otherwise (``ikchain lesson --allowed-host``).
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
+#: One solve of at most this many units of work (bones × iterations) runs in-process.
+LIGHT_WORK = 1_000
+#: Threads for light requests (the solvers hold the GIL: more would only interleave).
+LIGHT_THREADS = 2
+#: Processes for heavy requests, and how many heavy requests may wait for them.
+HEAVY_PROCESSES = 1
+HEAVY_QUEUE = 32
+#: The largest WebSocket message the server reads at all (bigger: the socket closes
+#: with 1009); messages up to it but over ``max_body_bytes`` get an error reply.
+WS_MAX_BYTES = 16 * CAPS["max_body_bytes"]
+
+#: Sent with every HTTP answer. No inline script or style anywhere on the page.
+SECURITY_HEADERS: dict[str, str] = {
+    "content-security-policy": (
+        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+        "connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+    ),
+    "x-content-type-options": "nosniff",
+    "x-frame-options": "DENY",
+    "referrer-policy": "no-referrer",
+    "cross-origin-opener-policy": "same-origin",
+    "cross-origin-resource-policy": "same-origin",
+}
+
+
+# -- The page --------------------------------------------------------------------------------
 
 
 @functools.cache
@@ -47,13 +101,83 @@ def render_page(lang: str) -> str:
     return _environment().get_template("page.html").render(**page_context(lang))
 
 
+def format_lang_error(given: str) -> str:
+    """The 400 page for an unknown ``?lang=``: both languages, the value escaped."""
+    shown = html.escape(given[:40])
+    choices = ", ".join(LANGS)
+    return (
+        '<!doctype html><html lang="en"><meta charset="utf-8"><title>400</title>'
+        f"<p>lang: expected one of {choices}, got “{shown}”.</p>"
+        f"<p>lang：应为 {choices} 之一，收到 “{shown}”。</p>"
+        '<p><a href="/">中文</a> · <a href="/?lang=en">English</a></p></html>'
+    )
+
+
 async def page(request: Request) -> Response:
-    lang = request.query_params.get("lang", DEFAULT_LANG)
+    given = request.query_params.get("lang", DEFAULT_LANG)
+    lang = given.strip().lower()
     if lang not in LANGS:
-        return HTMLResponse(
-            f"lang: expected one of {', '.join(LANGS)}, got {lang[:20]!r}", status_code=400
-        )
+        return HTMLResponse(format_lang_error(given), status_code=400)
     return HTMLResponse(await run_in_threadpool(render_page, lang))
+
+
+# -- Where the work runs ---------------------------------------------------------------------
+
+
+class Workers:
+    """Light requests on a small thread pool here; heavy ones in a separate process."""
+
+    def __init__(self, heavy_processes: int = HEAVY_PROCESSES) -> None:
+        self.heavy_processes = heavy_processes
+        self.light: ThreadPoolExecutor | None = None
+        self.heavy: Executor | None = None
+        self.waiting = 0
+
+    def start(self) -> None:
+        if self.light is None:
+            self.light = ThreadPoolExecutor(LIGHT_THREADS, thread_name_prefix="ikchain-light")
+        if self.heavy is None:
+            self.heavy = ProcessPoolExecutor(
+                self.heavy_processes,
+                mp_context=multiprocessing.get_context("spawn"),
+                initializer=warm,
+            )
+
+    def close(self) -> None:
+        for pool in (self.light, self.heavy):
+            if pool is not None:
+                pool.shutdown(wait=True, cancel_futures=True)
+        self.light = self.heavy = None
+
+    async def respond(self, route: str, body: bytes | str) -> Reply:
+        self.start()
+        loop = asyncio.get_running_loop()
+        light = functools.partial(respond, route, body, max_work=LIGHT_WORK)
+        answer = await loop.run_in_executor(self.light, light)
+        if not isinstance(answer, Heavy):
+            return answer
+        if self.waiting >= HEAVY_QUEUE:
+            return error_reply(
+                route,
+                f"server: busy with {self.waiting} heavy requests; expected fewer at once, "
+                "try again shortly or ask for less work",
+                429,
+                answer.request_id,
+            )
+        self.waiting += 1
+        try:
+            heavy = await loop.run_in_executor(self.heavy, respond, route, body)
+        except BrokenProcessPool:
+            self.heavy = None
+            logger.error("the heavy-request process died; starting a new one")
+            return error_reply(route, "server: the solver process restarted; try again", 503)
+        finally:
+            self.waiting -= 1
+        assert isinstance(heavy, Reply)
+        return heavy
+
+
+# -- Routes ----------------------------------------------------------------------------------
 
 
 async def _limited_body(request: Request) -> bytes:
@@ -61,40 +185,42 @@ async def _limited_body(request: Request) -> bytes:
     limit = CAPS["max_body_bytes"]
     declared = request.headers.get("content-length")
     if declared is not None and declared.isdigit() and int(declared) > limit:
-        raise RequestError(f"request: expected at most {limit} bytes, got {declared}")
+        raise RequestError(f"request: expected at most {limit} bytes, got {declared}", 413)
     body = bytearray()
     async for chunk in request.stream():
         body.extend(chunk)
         if len(body) > limit:
-            raise RequestError(f"request: expected at most {limit} bytes, got more")
+            raise RequestError(f"request: expected at most {limit} bytes, got more", 413)
     return bytes(body)
 
 
-def _error(error: RequestError) -> JSONResponse:
-    too_large = str(error).startswith("request: expected at most")
-    return JSONResponse({"ok": False, "error": str(error)}, status_code=413 if too_large else 400)
+def _json(reply: Reply) -> Response:
+    return Response(reply.text, status_code=reply.status, media_type="application/json")
+
+
+async def _api(request: Request, route: str) -> Response:
+    try:
+        body = await _limited_body(request)
+    except RequestError as error:
+        return _json(error_reply(route, str(error), error.status))
+    except ClientDisconnect:
+        return Response(status_code=400)  # nobody is left to read it
+    workers: Workers = request.app.state.workers
+    return _json(await workers.respond(route, body))
 
 
 async def api_solve(request: Request) -> Response:
-    try:
-        body = await _limited_body(request)
-        return JSONResponse(await run_in_threadpool(solve_reply, body))
-    except RequestError as error:
-        return _error(error)
+    return await _api(request, "solve")
 
 
 async def api_frame(request: Request) -> Response:
-    try:
-        body = await _limited_body(request)
-    except RequestError as error:
-        return _error(error)
-    reply: dict[str, Any] = await run_in_threadpool(frame_reply, body)
-    return JSONResponse(reply, status_code=200 if reply["ok"] else 400)
+    return await _api(request, "frame")
 
 
 async def frames(websocket: WebSocket) -> None:
     """One reply per message, in order; a bad message gets an error reply, no more."""
     await websocket.accept()
+    workers: Workers = websocket.app.state.workers
     try:
         while True:
             message = await websocket.receive()
@@ -103,7 +229,12 @@ async def frames(websocket: WebSocket) -> None:
             text = message.get("text")
             if text is None:
                 text = message.get("bytes") or b""
-            await websocket.send_json(await run_in_threadpool(frame_reply, text))
+            try:
+                reply = await workers.respond("frame", text)
+            except Exception:  # a bug: keep the connection, log it, say so
+                logger.exception("frame failed")
+                reply = error_reply("frame", "server: internal error (logged)", 500)
+            await websocket.send_text(reply.text)
     except WebSocketDisconnect:
         return
 
@@ -118,6 +249,104 @@ ROUTES = [
 ]
 
 
-def build_app() -> Starlette:
-    """The lesson's Starlette application."""
-    return Starlette(routes=ROUTES)
+# -- The guard -------------------------------------------------------------------------------
+
+
+def host_name(host: str) -> str:
+    """The name part of a Host header or netloc: ``"[::1]:8000"`` → ``"::1"``."""
+    host = host.strip().lower()
+    if host.startswith("["):
+        return host[1 : host.find("]")] if "]" in host else host
+    if host.count(":") == 1:
+        host = host.split(":")[0]
+    return host.rstrip(".")
+
+
+class Guard:
+    """ASGI middleware: Host names, same-origin browsers, JSON bodies, security headers."""
+
+    def __init__(self, app: ASGIApp, allowed_hosts: Iterable[str]) -> None:
+        self.app = app
+        self.allowed = frozenset(host_name(name) for name in allowed_hosts)
+
+    def refusal(self, scope: Scope) -> tuple[int, str] | None:
+        headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]}
+        host = headers.get("host")
+        if host is None:
+            return 400, "host: expected a Host header, got none"
+        if "*" not in self.allowed and host_name(host) not in self.allowed:
+            names = ", ".join(sorted(self.allowed))
+            return 400, f"host: expected one of {names}, got {host[:80]!r}"
+        origin = headers.get("origin")
+        post = scope["type"] == "http" and scope.get("method") == "POST"
+        if origin is not None and (scope["type"] == "websocket" or post):
+            parts = urlsplit(origin)
+            if parts.scheme not in ("http", "https") or parts.netloc.lower() != host.lower():
+                return 403, f"origin: expected this page's own origin, got {origin[:80]!r}"
+        if post:
+            kind = headers.get("content-type", "").split(";")[0].strip().lower()
+            if kind != "application/json":
+                return 415, f"content-type: expected application/json, got {kind or 'none'!r}"
+        return None
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] not in ("http", "websocket"):
+            await self.app(scope, receive, send)
+            return
+        refusal = self.refusal(scope)
+        if refusal is not None:
+            status, message = refusal
+            response = Response(
+                json.dumps({"ok": False, "error": message}),
+                status_code=status,
+                media_type="application/json",
+                headers=SECURITY_HEADERS,
+            )
+            if scope["type"] == "http" or "websocket.http.response" in scope.get("extensions", {}):
+                await response(scope, receive, send)
+            else:
+                await send({"type": "websocket.close", "code": 1008, "reason": message[:120]})
+            return
+        if scope["type"] == "websocket":
+            await self.app(scope, receive, send)
+            return
+
+        async def send_with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                message.setdefault("headers", [])
+                message["headers"] = list(message["headers"]) + [
+                    (name.encode(), value.encode()) for name, value in SECURITY_HEADERS.items()
+                ]
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)
+
+
+def build_app(
+    allowed_hosts: Iterable[str] = LOOPBACK_HOSTS, *, heavy_processes: int = HEAVY_PROCESSES
+) -> Starlette:
+    """The lesson's Starlette application, serving only ``allowed_hosts`` (``"*"``: any)."""
+    workers = Workers(heavy_processes)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        workers.start()
+        try:
+            yield
+        finally:
+            workers.close()
+
+    app = Starlette(routes=ROUTES, lifespan=lifespan)
+    app.state.workers = workers
+    app.add_middleware(Guard, allowed_hosts=tuple(allowed_hosts))
+    return app
+
+
+def app_from_environment() -> Starlette:
+    """``build_app`` configured by ``IKCHAIN_ALLOWED_HOSTS`` (comma-separated): the
+    factory each ``ikchain lesson --workers N`` process imports."""
+    import os
+
+    names = os.environ.get("IKCHAIN_ALLOWED_HOSTS", "")
+    hosts = [name for name in names.split(",") if name] or list(LOOPBACK_HOSTS)
+    return build_app(hosts)

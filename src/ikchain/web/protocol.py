@@ -7,23 +7,32 @@ Two kinds of request share one parser:
   ``damping``, ``bend``); the answer is the same JSON as ``ikchain solve --json``.
 - a *frame* request (WebSocket ``/ws`` and ``POST /api/frame``): one drag frame of a
   figure, the same keys plus ``id``, ``smoothing``, ``previous_target`` and
-  ``family``; the answer is a FRAME (see :func:`frame_from_request`) with everything
-  the page draws and prints, numbers already formatted.
+  ``family``; the answer is a frame (:func:`ikchain.lesson.frames.frame_from_request`)
+  with everything the page draws and prints, numbers already formatted.
 
-The server keeps no per-client state: each request carries the chain, the options
-and the pose to start from.
+Every request goes through one strict path: :func:`decode` (size, nesting depth,
+finite numbers, integers within ±2**53, each key once, no lone surrogates), then a
+typed parser (numbers are JSON numbers, never booleans; every array has the shape it
+must have), then the caps (:data:`ikchain.caps.CAPS`, work counted over the broadcast
+batch), then the solve, then :func:`encode` (strict JSON, size-capped). Anything
+malformed is a :class:`RequestError` whose message names what was expected and what
+was given; :func:`respond` turns it into an error reply. The server keeps no
+per-client state: each request carries the chain, the options and the pose to start
+from.
 """
 
 from __future__ import annotations
 
 import json
+import math
+import re
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from ikchain.caps import CAPS
+from ikchain.caps import CAPS, MAX_ANGLE
 from ikchain.chain import Chain
-from ikchain.checks import check_points, check_real
 from ikchain.lesson import motion, replay
 from ikchain.lesson.content import DEFAULT_LANG, LANGS, load_text
 from ikchain.lesson.frames import (
@@ -33,99 +42,382 @@ from ikchain.lesson.frames import (
     frame_from_request,
 )
 from ikchain.result import Result
-from ikchain.solvers import METHODS, solve
+from ikchain.solvers import DEFAULT_MAX_ITERATIONS, METHODS, solve
 
 SOLVE_KEYS = frozenset({"lengths", "target", "method", *OPTION_KEYS})
 FRAME_KEYS = SOLVE_KEYS | {"id", "smoothing", "previous_target", "family", "limits"}
 #: Kinds of message on the frame channel besides a drag frame (``kind`` absent or
-#: "frame"): each names the request keys it takes and its reply builder.
+#: "frame"), and the keys each takes.
 REPLAY_KEYS = SOLVE_KEYS | {"id", "kind", "lang", "joint_steps"}
 MOTION_KEYS = frozenset(
     {"id", "kind", "lang", "lengths", "path", "frames_per_lap", "budget", "start"}
 )
+KINDS = ("frame", "replay", "motion")
+
+#: Deepest nesting of arrays and objects a request may have (a batch of targets
+#: of shape (a, b, c, 2) inside the request object is 5 deep).
+MAX_DEPTH = 8
+#: Integers must be exact as doubles (JavaScript's safe integers).
+MAX_INT = 2**53
+#: Longest string id echoed back.
+MAX_ID_CHARS = 64
+#: Upper bound of the characters one number takes in a reply (``-1.2345678901234567e-308``
+#: plus a separator), for the reply-size estimate made before any work.
+NUMBER_CHARS = 26
 
 
 class RequestError(ValueError):
-    """A malformed or over-budget request; the message goes back to the client."""
+    """A malformed or over-budget request; the message goes back to the client.
+
+    ``status`` is the HTTP status the request gets (400, or 413 for a body over the cap).
+    """
+
+    def __init__(self, message: str, status: int = 400) -> None:
+        super().__init__(message)
+        self.status = status
 
 
-def decode(body: bytes | str) -> Any:
-    """JSON text → Python, refusing oversized bodies, bad JSON, NaN and infinity."""
-    if len(body) > CAPS["max_body_bytes"]:
-        raise RequestError(
-            f"request: expected at most {CAPS['max_body_bytes']} bytes, got {len(body)}"
-        )
+# -- Strict JSON in and out ------------------------------------------------------------------
 
-    def refuse_constant(name: str) -> Any:
-        raise RequestError(f"request: expected finite numbers, got {name}")
-
-    try:
-        return json.loads(body, parse_constant=refuse_constant)
-    except RequestError:
-        raise
-    except (ValueError, UnicodeDecodeError) as error:
-        raise RequestError(f"request: expected a JSON object, got invalid JSON ({error})") from None
+_BRACKETS_AND_STRINGS = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 
 
-def _number_list(data: dict[str, Any], key: str) -> list[Any]:
-    value = data[key]
-    if not isinstance(value, list):
-        raise RequestError(f"{key}: expected a list of numbers, got {type(value).__name__}")
+def _refuse_constant(name: str) -> Any:
+    raise RequestError(f"request: expected finite numbers, got {name}")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise RequestError(f"request: expected finite numbers, got {_clip(text)}")
     return value
 
 
-def parse_solve(data: Any, *, allowed: frozenset[str] = SOLVE_KEYS) -> SolveRequest:
-    """Validate a solve request (a decoded JSON object) against the caps."""
+def _safe_int(text: str) -> int:
+    digits = len(text.lstrip("-"))
+    if digits > 16 or abs(value := int(text)) > MAX_INT:
+        raise RequestError(
+            f"request: expected integers within ±{MAX_INT}, got {_clip(text)}"
+            + (f" ({digits} digits)" if digits > 16 else "")
+        )
+    return value
+
+
+def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    data = dict(pairs)
+    if len(data) != len(pairs):
+        seen: set[str] = set()
+        twice = next(key for key, _ in pairs if key in seen or seen.add(key))
+        raise RequestError(f"request: expected each key once, got {twice!r} twice")
+    return data
+
+
+def _clip(text: str, limit: int = 24) -> str:
+    return text if len(text) <= limit else f"{text[:limit]}…"
+
+
+def _check_depth(text: str) -> None:
+    if text.count("[") + text.count("{") <= MAX_DEPTH:
+        return
+    depth = 0
+    for match in _BRACKETS_AND_STRINGS.finditer(text):
+        char = match.group()[0]
+        if char in "[{":
+            depth += 1
+            if depth > MAX_DEPTH:
+                raise RequestError(
+                    f"request: expected arrays and objects nested at most {MAX_DEPTH} deep, "
+                    "got deeper"
+                )
+        elif char in "]}":
+            depth -= 1
+
+
+def _check_strings(value: Any) -> None:
+    """Refuse lone surrogates (``"\\ud800"``), which no UTF-8 reply can carry."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            raise RequestError(
+                "request: expected text without lone surrogates (\\ud800-\\udfff), got one"
+            ) from None
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            _check_strings(key)
+            _check_strings(item)
+    elif isinstance(value, list):
+        for item in value:
+            _check_strings(item)
+
+
+def decode(body: bytes | str) -> Any:
+    """JSON text → Python, strictly.
+
+    Refuses, with a :class:`RequestError`: a body over ``max_body_bytes``, text that is
+    not UTF-8 or not JSON, nesting deeper than :data:`MAX_DEPTH`, NaN, infinity and
+    numbers that overflow a double (``1e400``), integers beyond ±2**53 (``10**400``),
+    a key given twice, and lone surrogates in any string or key.
+    """
+    size = len(body) if isinstance(body, bytes) else len(body.encode("utf-8", "surrogatepass"))
+    if size > CAPS["max_body_bytes"]:
+        raise RequestError(
+            f"request: expected at most {CAPS['max_body_bytes']} bytes, got {size}", status=413
+        )
+    if isinstance(body, bytes):
+        try:
+            text = body.decode("utf-8")
+        except UnicodeDecodeError as error:
+            raise RequestError(f"request: expected UTF-8 text, got {error.reason}") from None
+    else:
+        text = body
+    _check_depth(text)
+    try:
+        data = json.loads(
+            text,
+            parse_constant=_refuse_constant,
+            parse_float=_finite_float,
+            parse_int=_safe_int,
+            object_pairs_hook=_object,
+        )
+    except RequestError:
+        raise
+    except (ValueError, RecursionError) as error:
+        raise RequestError(f"request: expected a JSON object, got invalid JSON ({error})") from None
+    if _SURROGATE_ESCAPE.search(text) or not text.isascii():
+        _check_strings(data)
+    return data
+
+
+def encode(reply: dict[str, Any]) -> str:
+    """A reply → strict JSON text (no NaN, no infinity), at most ``max_reply_bytes``.
+
+    Raises :class:`RequestError` when the answer holds a non-finite number or is too big.
+    """
+    try:
+        text = json.dumps(reply, allow_nan=False, ensure_ascii=False, separators=(",", ":"))
+    except ValueError:
+        raise RequestError(
+            "reply: expected finite numbers in the answer, got NaN or infinity "
+            "(the chain or the target is beyond the solver's range)"
+        ) from None
+    if len(text) > CAPS["max_reply_bytes"]:
+        raise RequestError(
+            f"reply: expected at most {CAPS['max_reply_bytes']} bytes, got {len(text)}"
+        )
+    return text
+
+
+# -- Typed fields ----------------------------------------------------------------------------
+
+
+def _is_number(value: Any) -> bool:
+    return type(value) is int or type(value) is float
+
+
+def _number(data: dict[str, Any], key: str) -> float:
+    value = data[key]
+    if not _is_number(value):
+        raise RequestError(f"{key}: expected a number, got {_describe(value)}")
+    return float(value)
+
+
+def _describe(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return "null"
+    if isinstance(value, str):
+        return f"the string {_clip(value)!r}"
+    if _is_number(value):
+        return repr(value)
+    return "an object" if isinstance(value, dict) else "a list"
+
+
+def _shape(value: Any, key: str) -> tuple[int, ...]:
+    """The shape of nested lists of numbers; refuses ragged lists and non-numbers."""
+    if _is_number(value):
+        return ()
+    if not isinstance(value, list):
+        raise RequestError(f"{key}: expected numbers, got {_describe(value)}")
+    if not value:
+        return (0,)
+    inner = _shape(value[0], key)
+    for item in value[1:]:
+        if _shape(item, key) != inner:
+            raise RequestError(f"{key}: expected a rectangular array of numbers, got ragged lists")
+    return (len(value), *inner)
+
+
+def _array(data: dict[str, Any], key: str, last: int, *, batch: bool) -> np.ndarray:
+    """``data[key]`` as float64 of shape (last,) or, when ``batch``, (..., last)."""
+    value = data[key]
+    shape = _shape(value, key)
+    expected = f"an array of shape (..., {last})" if batch else f"an array of shape ({last},)"
+    if not batch and key in ("target", "previous_target"):
+        expected = "one point [x, y]"
+    if not shape or shape[-1] != last or (not batch and len(shape) != 1):
+        raise RequestError(f"{key}: expected {expected}, got shape {shape}")
+    return np.asarray(value, dtype=np.float64)
+
+
+# -- Requests --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Checked:
+    """A validated solve request and what it costs (see :func:`work_from_request`)."""
+
+    request: SolveRequest
+    batch_shape: tuple[int, ...]
+    work: int
+
+
+def parse_solve(data: Any, *, allowed: frozenset[str] = SOLVE_KEYS, batch: bool = True) -> Checked:
+    """Validate a solve request (a decoded JSON object) against the caps.
+
+    ``batch=False`` (frames) requires one target ``[x, y]`` and one start pose.
+    """
     if not isinstance(data, dict):
-        raise RequestError(f"request: expected a JSON object, got {type(data).__name__}")
+        raise RequestError(f"request: expected a JSON object, got {_describe(data)}")
     unknown = sorted(set(data) - allowed)
     if unknown:
         raise RequestError(
-            f"request: expected keys among {', '.join(sorted(allowed))}, got {', '.join(unknown)}"
+            f"request: expected keys among {', '.join(sorted(allowed))}, "
+            f"got {', '.join(_clip(key) for key in unknown)}"
         )
     for key in ("lengths", "target"):
         if key not in data:
             raise RequestError(f"request: expected key {key!r}, got none")
-    lengths = _number_list(data, "lengths")
-    if len(lengths) > CAPS["max_bones"]:
-        raise RequestError(
-            f"lengths: expected at most {CAPS['max_bones']} bones, got {len(lengths)}"
-        )
-    try:
-        # joint limits (rad, (min, max) per joint): frames only (section 2.5)
-        chain = Chain(lengths, data.get("limits") if "limits" in allowed else None)
-        target = check_points(data["target"], "target")
-    except ValueError as error:
-        raise RequestError(str(error)) from None
-    targets = int(np.prod(target.shape[:-1]))
-    if targets > CAPS["max_targets"]:
-        raise RequestError(f"target: expected at most {CAPS['max_targets']} targets, got {targets}")
+    # joint limits (rad, (min, max) per joint): frames only (section 2.5)
+    chain = _chain(data, limits="limits" in allowed)
+    n = chain.n_bones
     method = data.get("method", "dls")
-    if method not in METHODS:
-        raise RequestError(f"method: expected one of {', '.join(METHODS)}, got {method!r}")
+    if method is None:
+        method = "dls"
+    if not isinstance(method, str) or method not in METHODS:
+        raise RequestError(f"method: expected one of {', '.join(METHODS)}, got {_describe(method)}")
+    target = _array(data, "target", 2, batch=batch)
     options: dict[str, Any] = {}
-    for key, name in (
-        ("init", "init"),
-        ("iterations", "max_iterations"),
-        ("tolerance", "tolerance"),
-        ("damping", "damping"),
-        ("bend", "bend"),
-    ):
-        if data.get(key) is not None:
-            options[name] = data[key]
-    iterations = options.get("max_iterations", 200 if method != "analytic" else 0)
-    if isinstance(iterations, int) and not isinstance(iterations, bool):
+    init_shape: tuple[int, ...] = ()
+    if data.get("init") is not None:
+        init = _array(data, "init", n, batch=batch)
+        if init.size and np.max(np.abs(init)) > MAX_ANGLE:
+            raise RequestError(
+                f"init: expected angles within ±{MAX_ANGLE:g} rad, got {np.max(np.abs(init)):g}"
+            )
+        options["init"] = init
+        init_shape = init.shape[:-1]
+    if data.get("iterations") is not None:
+        iterations = data["iterations"]
+        if type(iterations) is not int or iterations < 0:
+            raise RequestError(
+                "iterations: expected a non-negative integer (the solver's max_iterations), "
+                f"got {_describe(iterations)}"
+            )
         if iterations > CAPS["max_iterations"]:
             raise RequestError(
                 f"iterations: expected at most {CAPS['max_iterations']}, got {iterations}"
             )
-        work = chain.n_bones * max(1, iterations) * targets
-        if work > CAPS["max_work"]:
+        options["max_iterations"] = iterations
+    for key in ("tolerance", "damping"):
+        if data.get(key) is not None:
+            options[key] = _number(data, key)
+    if data.get("bend") is not None:
+        bend = data["bend"]
+        if type(bend) is not int or bend not in (1, -1):
+            raise RequestError(f"bend: expected +1 or -1, got {_describe(bend)}")
+        options["bend"] = bend
+    try:
+        batch_shape = np.broadcast_shapes(target.shape[:-1], init_shape)
+    except ValueError:
+        raise RequestError(
+            f"init: expected a batch shape that broadcasts with target's {target.shape[:-1]}, "
+            f"got {init_shape}"
+        ) from None
+    request = SolveRequest(chain, target, method, options)
+    checked = Checked(request, batch_shape, work_from_request(request, batch_shape))
+    _check_caps(checked)
+    return checked
+
+
+def _chain(data: dict[str, Any], *, limits: bool = False) -> Chain:
+    """``data["lengths"]`` as a Chain: 1 to ``max_bones`` numbers > 0, finite sum; with
+    ``limits``, ``data["limits"]`` (when given) of shape (n, 2) as its joint limits."""
+    if "lengths" not in data:
+        raise RequestError("request: expected key 'lengths', got none")
+    lengths = data["lengths"]
+    if not isinstance(lengths, list):
+        raise RequestError(f"lengths: expected a list of numbers, got {_describe(lengths)}")
+    if len(lengths) > CAPS["max_bones"]:
+        raise RequestError(
+            f"lengths: expected at most {CAPS['max_bones']} bones, got {len(lengths)}"
+        )
+    lengths_array = _array(data, "lengths", len(lengths), batch=False) if lengths else []
+    joint_limits = None
+    if limits and data.get("limits") is not None:
+        joint_limits = _array(data, "limits", 2, batch=True)
+        if joint_limits.shape != (len(lengths), 2):
             raise RequestError(
-                f"request: expected bones × iterations × targets <= {CAPS['max_work']}, "
-                f"got {chain.n_bones} × {iterations} × {targets} = {work}"
+                f"limits: expected shape ({len(lengths)}, 2), got shape {joint_limits.shape}"
             )
-    return SolveRequest(chain, target, method, options)
+    try:
+        with np.errstate(over="ignore"):
+            chain = Chain(lengths_array, joint_limits)
+    except ValueError as error:
+        raise RequestError(str(error)) from None
+    if not math.isfinite(chain.total_length):
+        raise RequestError(
+            f"lengths: expected a finite total length, got {chain.total_length} "
+            f"(the sum of {len(lengths)} lengths)"
+        )
+    return chain
+
+
+def work_from_request(request: SolveRequest, batch_shape: tuple[int, ...]) -> int:
+    """Units of work of a request: solves × bones × iterations.
+
+    Solves are the broadcast batch of targets and start poses; iterations are the
+    budget (the solver may stop sooner, never later), 1 for the closed form.
+    """
+    solves = math.prod(batch_shape)
+    if request.method == "analytic":
+        iterations = 1
+    else:
+        iterations = max(1, request.options.get("max_iterations", DEFAULT_MAX_ITERATIONS))
+    return solves * request.chain.n_bones * iterations
+
+
+def _check_caps(checked: Checked) -> None:
+    n = checked.request.chain.n_bones
+    shape = checked.batch_shape
+    solves = math.prod(shape)
+    if solves > CAPS["max_targets"]:
+        raise RequestError(
+            f"target: expected at most {CAPS['max_targets']} solves (targets × start poses), "
+            f"got {solves} (batch shape {shape})"
+        )
+    cap = "max_work" if shape == () else "max_batch_work"
+    if checked.work > CAPS[cap]:
+        what = "bones × iterations" if shape == () else "solves × bones × iterations"
+        raise RequestError(
+            f"request: expected {what} <= {CAPS[cap]:,}, got {checked.work:,} "
+            f"({n} bones, batch shape {shape}); ask for fewer iterations or a smaller batch"
+        )
+    reply = reply_bytes_bound(n, solves)
+    if reply > CAPS["max_reply_bytes"]:
+        raise RequestError(
+            f"request: expected a reply of at most {CAPS['max_reply_bytes']:,} bytes, "
+            f"this one could take {reply:,}; ask for a smaller batch"
+        )
+
+
+def reply_bytes_bound(bones: int, solves: int) -> int:
+    """An upper bound of a solve reply's size: each of the ``4n + 10`` numbers per solve
+    (angles and degrees, joints, target, end, error, min_error, iterations, reachable)
+    at most :data:`NUMBER_CHARS` characters, a status word and the keys."""
+    return 256 + solves * ((4 * bones + 10) * NUMBER_CHARS + 40)
 
 
 def run_solve(request: SolveRequest) -> Result:
@@ -134,63 +426,61 @@ def run_solve(request: SolveRequest) -> Result:
         return solve(request.chain, request.target, request.method, **request.options)
     except ValueError as error:
         raise RequestError(str(error)) from None
+    except ArithmeticError as error:
+        raise _out_of_range(error) from None
+
+
+def _out_of_range(error: ArithmeticError) -> RequestError:
+    return RequestError(
+        "request: expected lengths and targets within the solver's range, "
+        f"got {type(error).__name__} ({error})"
+    )
 
 
 def solve_reply(body: bytes | str) -> dict[str, Any]:
     """``POST /api/solve``: the same JSON as ``ikchain solve --json``."""
-    return run_solve(parse_solve(decode(body))).as_dict()
+    return run_solve(parse_solve(decode(body)).request).as_dict()
 
 
-def parse_frame(data: Any) -> FrameRequest:
-    """Validate a frame request (a decoded JSON object)."""
-    request = parse_solve(data, allowed=FRAME_KEYS)
-    if request.target.shape != (2,):
-        raise RequestError(f"target: expected one point [x, y], got shape {request.target.shape}")
-    smoothing = data.get("smoothing")
-    previous = data.get("previous_target")
-    family = data.get("family")
-    try:
-        if smoothing is not None:
-            smoothing = check_real(smoothing, "smoothing")
-            if not 0.0 < smoothing <= 1.0:
-                raise RequestError(f"smoothing: expected a number in (0, 1], got {smoothing}")
-        if previous is not None:
-            previous = np.asarray(previous, dtype=np.float64)
-            if previous.shape != (2,) or not np.all(np.isfinite(previous)):
-                given = data["previous_target"]
-                raise RequestError(
-                    f"previous_target: expected a finite point [x, y], got {given!r}"
-                )
-        if isinstance(family, list):  # four bones: two positions [s1, s2]
-            if len(family) != 2:
-                raise RequestError(
-                    f"family: expected a number or two numbers [s1, s2], got {len(family)} items"
-                )
-            family = (check_real(family[0], "family"), check_real(family[1], "family"))
-        elif family is not None:
-            family = check_real(family, "family")
-    except (TypeError, ValueError) as error:
-        raise RequestError(str(error)) from None
-    return FrameRequest(request, data.get("id"), smoothing, previous, family)
+def parse_frame(data: Any) -> tuple[FrameRequest, int]:
+    """Validate a frame request (a decoded JSON object); returns it and its work."""
+    checked = parse_solve(data, allowed=FRAME_KEYS, batch=False)
+    smoothing = previous = family = None
+    if data.get("smoothing") is not None:
+        smoothing = _number(data, "smoothing")
+        if not 0.0 < smoothing <= 1.0:
+            raise RequestError(f"smoothing: expected a number in (0, 1], got {smoothing}")
+    if data.get("previous_target") is not None:
+        previous = _array(data, "previous_target", 2, batch=False)
+    if isinstance(data.get("family"), list):  # four bones: two positions [s1, s2]
+        pair = data["family"]
+        if len(pair) != 2:
+            raise RequestError(
+                f"family: expected a number or two numbers [s1, s2], got {len(pair)} items"
+            )
+        family = (_number({"family": pair[0]}, "family"), _number({"family": pair[1]}, "family"))
+    elif data.get("family") is not None:
+        family = _number(data, "family")
+    request = FrameRequest(checked.request, data.get("id"), smoothing, previous, family)
+    return request, checked.work
 
 
 def _check_lang(data: dict[str, Any]) -> str:
     lang = data.get("lang", DEFAULT_LANG)
-    if not isinstance(lang, str) or lang not in LANGS:
-        raise RequestError(f"lang: expected one of {', '.join(LANGS)}, got {str(lang)[:20]!r}")
-    return lang
+    if not isinstance(lang, str) or lang.lower() not in LANGS:
+        raise RequestError(f"lang: expected one of {', '.join(LANGS)}, got {_describe(lang)}")
+    return lang.lower()
 
 
 def parse_replay(data: dict[str, Any]) -> tuple[SolveRequest, bool, str]:
-    """Validate a replay request: a one-target solve of an iterative method.
+    """Validate a replay request (``kind: "replay"``): a one-target solve of an
+    iterative method.
 
     Returns the solve, whether CCD sweeps are split joint by joint, and the language
     of the chart's labels. Iterations are capped at :data:`replay.MAX_REPLAY_ITERATIONS`
     (every step is drawn and sent back).
     """
-    request = parse_solve(data, allowed=REPLAY_KEYS)
-    if request.target.shape != (2,):
-        raise RequestError(f"target: expected one point [x, y], got shape {request.target.shape}")
+    request = parse_solve(data, allowed=REPLAY_KEYS, batch=False).request
     if request.method not in replay.REPLAY_METHODS:
         raise RequestError(
             f"method: expected one of {', '.join(replay.REPLAY_METHODS)} for a replay, "
@@ -200,26 +490,17 @@ def parse_replay(data: dict[str, Any]) -> tuple[SolveRequest, bool, str]:
     if iterations is None:
         raise RequestError("iterations: expected a whole number for a replay, got none")
     cap = replay.MAX_REPLAY_ITERATIONS
-    if isinstance(iterations, int) and not isinstance(iterations, bool) and iterations > cap:
+    if iterations > cap:
         raise RequestError(f"iterations: expected at most {cap} for a replay, got {iterations}")
     joint_steps = data.get("joint_steps", True)
     if not isinstance(joint_steps, bool):
-        raise RequestError(f"joint_steps: expected true or false, got {joint_steps!r}")
+        raise RequestError(f"joint_steps: expected true or false, got {_describe(joint_steps)}")
     return request, joint_steps, _check_lang(data)
 
 
-def replay_reply(data: dict[str, Any]) -> dict[str, Any]:
-    """The reply to a valid-so-far replay request (``kind: "replay"``)."""
-    request, joint_steps, lang = parse_replay(data)
-    try:
-        view = replay.replay_from_request(request, joint_steps=joint_steps, lang=lang)
-    except ValueError as error:
-        raise RequestError(str(error)) from None
-    return {"id": _plain_id(data.get("id")), "ok": True, "replay": view}
-
-
-def motion_reply(data: dict[str, Any]) -> dict[str, Any]:
-    """A moving target's path tracked by every method (``kind: "motion"``).
+def parse_motion(data: dict[str, Any]) -> tuple[motion.MotionRequest, str]:
+    """Validate a motion request (``kind: "motion"``): a moving target's path tracked
+    by every method.
 
     Keys: ``lengths``, ``path`` (circle, figure8, jump), ``frames_per_lap``,
     ``budget`` (iterations a frame), ``start`` (warm or cold), ``lang``. Capped by
@@ -230,28 +511,21 @@ def motion_reply(data: dict[str, Any]) -> dict[str, Any]:
     if unknown:
         raise RequestError(
             f"request: expected keys among {', '.join(sorted(MOTION_KEYS))}, "
-            f"got {', '.join(unknown)}"
+            f"got {', '.join(_clip(key) for key in unknown)}"
         )
-    if "lengths" not in data:
-        raise RequestError("request: expected key 'lengths', got none")
-    lengths = _number_list(data, "lengths")
-    if len(lengths) > CAPS["max_bones"]:
-        raise RequestError(
-            f"lengths: expected at most {CAPS['max_bones']} bones, got {len(lengths)}"
-        )
+    chain = _chain(data)
     lang = _check_lang(data)
     try:
         request = motion.motion_request(
-            Chain(lengths),
+            chain,
             data.get("path", "circle"),
             data.get("frames_per_lap", motion.FRAMES_PER_LAP[1]),
             data.get("budget", motion.BUDGETS[2]),
             data.get("start", "warm"),
         )
-        view = motion.motion_view(request, _motion_words(lang))
     except ValueError as error:
         raise RequestError(str(error)) from None
-    return {"id": _plain_id(data.get("id")), "ok": True, "motion": view}
+    return request, lang
 
 
 def _motion_words(lang: str) -> dict[str, str]:
@@ -261,35 +535,123 @@ def _motion_words(lang: str) -> dict[str, str]:
     return {"title": words["chart_title"], "x": words["chart_x"], "y": words["chart_y"], **methods}
 
 
-#: ``kind`` → reply builder, for every kind of message but a drag frame.
-KINDS = {"replay": replay_reply, "motion": motion_reply}
+def _kind(data: Any) -> str:
+    kind = data.get("kind", "frame") if isinstance(data, dict) else "frame"
+    if kind not in KINDS:
+        raise RequestError(f"kind: expected one of {', '.join(KINDS)}, got {_describe(kind)}")
+    return kind
+
+
+def _frame_id(data: Any) -> Any:
+    """The request's id, when it is one we echo: null, an integer or a short string."""
+    value = data.get("id") if isinstance(data, dict) else None
+    if value is None or type(value) is int:  # within ±2**53: decode() saw to that
+        return value
+    if isinstance(value, str) and len(value) <= MAX_ID_CHARS:
+        return value
+    raise RequestError(
+        f"id: expected null, an integer or a string of at most {MAX_ID_CHARS} characters, "
+        f"got {_describe(value)}"
+    )
 
 
 def frame_reply(message: bytes | str) -> dict[str, Any]:
-    """A WebSocket message → its reply; never raises for a bad message."""
+    """A frame message → its reply (a dict); never raises for a bad message."""
+    reply = respond("frame", message)
+    assert isinstance(reply, Reply)
+    return json.loads(reply.text)
+
+
+# -- One entry point for the server ----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Reply:
+    """What the server sends back: strict JSON text and its HTTP status."""
+
+    status: int
+    text: str
+
+
+@dataclass(frozen=True)
+class Heavy:
+    """A valid request over the ``max_work`` given to :func:`respond`: not solved."""
+
+    request_id: Any = None
+
+
+def error_reply(route: str, message: str, status: int = 400, request_id: Any = None) -> Reply:
+    """The error reply of ``route``: ``{"ok": false, "error": ...}`` (frames: with the id)."""
+    reply: dict[str, Any] = {"ok": False, "error": message}
+    if route == "frame":
+        reply = {"id": request_id, **reply}
+    return Reply(status, encode(reply))
+
+
+def respond(route: str, body: bytes | str, *, max_work: int | None = None) -> Reply | Heavy:
+    """Answer one request of ``route`` (``"solve"`` or ``"frame"``); never raises for a
+    bad request.
+
+    With ``max_work``, a valid single solve costing more, or any valid batch, is not
+    solved: the answer is :class:`Heavy`, and the caller runs it again elsewhere (the
+    server's process for heavy requests).
+    """
     request_id = None
     try:
-        data = decode(message)
-        if isinstance(data, dict):
-            request_id = data.get("id")
-            kind = data.get("kind", "frame")
-            if kind != "frame":
-                if kind not in KINDS:
-                    raise RequestError(
-                        f"kind: expected one of frame, {', '.join(KINDS)}, got {str(kind)[:40]!r}"
-                    )
-                return KINDS[kind](data)
-            data = {key: value for key, value in data.items() if key != "kind"}
-        request = parse_frame(data)
-        try:
-            frame = frame_from_request(request)
-        except ValueError as error:
-            raise RequestError(str(error)) from None
-        return {"id": request.id, "ok": True, "frame": frame}
+        data = decode(body)
+        if route == "frame" and _kind(data) == "replay":
+            # A replay solves once per drawn step: always sent to the heavy pool.
+            request_id = _frame_id(data)
+            replay_request, steps, lang = parse_replay(data)
+            if max_work is not None:
+                return Heavy(request_id)
+            try:
+                view = replay.replay_from_request(replay_request, joint_steps=steps, lang=lang)
+            except ValueError as error:
+                raise RequestError(str(error)) from None
+            except ArithmeticError as error:
+                raise _out_of_range(error) from None
+            return Reply(200, encode({"id": request_id, "ok": True, "replay": view}))
+        if route == "frame" and _kind(data) == "motion":
+            # A motion solves a whole path with every method: always the heavy pool.
+            request_id = _frame_id(data)
+            motion_request, lang = parse_motion(data)
+            if max_work is not None:
+                return Heavy(request_id)
+            try:
+                view = motion.motion_view(motion_request, _motion_words(lang))
+            except ValueError as error:
+                raise RequestError(str(error)) from None
+            except ArithmeticError as error:
+                raise _out_of_range(error) from None
+            return Reply(200, encode({"id": request_id, "ok": True, "motion": view}))
+        if route == "frame":
+            request_id = _frame_id(data)
+            if isinstance(data, dict):
+                data.pop("kind", None)
+            frame, work = parse_frame(data)
+            if max_work is not None and work > max_work:
+                return Heavy(request_id)
+            try:
+                answer = frame_from_request(frame)
+            except ValueError as error:
+                raise RequestError(str(error)) from None
+            except ArithmeticError as error:
+                raise _out_of_range(error) from None
+            return Reply(200, encode({"id": request_id, "ok": True, "frame": answer}))
+        checked = parse_solve(data)
+        if max_work is not None and (checked.work > max_work or checked.batch_shape != ()):
+            return Heavy()
+        return Reply(200, encode(run_solve(checked.request).as_dict()))
     except RequestError as error:
-        return {"id": _plain_id(request_id), "ok": False, "error": str(error)}
+        return error_reply(route, str(error), error.status, request_id)
 
 
-def _plain_id(value: Any) -> Any:
-    """Echo a request id only when it is a plain JSON scalar."""
-    return value if isinstance(value, int | str) and not isinstance(value, bool) else None
+def warm() -> None:
+    """Run each method once (a new heavy-request process does, so that its first
+    request is not slow)."""
+    for method in METHODS:
+        request: dict[str, Any] = {"lengths": [0.8, 0.6], "target": [[1.0, 0.5]]}
+        if method != "analytic":
+            request["iterations"] = 20
+        respond("solve", json.dumps({**request, "method": method}))

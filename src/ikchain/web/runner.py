@@ -7,20 +7,32 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 
 
 @contextmanager
-def running_server() -> Iterator[str]:
-    """The lesson app under uvicorn in a background thread on a free loopback port."""
+def running_server(app: Any = None) -> Iterator[str]:
+    """The lesson app (``build_app()`` unless given) under uvicorn in a background
+    thread on a free loopback port; yields its base URL.
+
+    Uvicorn leaves logging alone here (``log_config=None``): its warnings and errors
+    reach the root logger, where tests can watch for them.
+    """
     import uvicorn
 
-    from ikchain.web.app import build_app
+    from ikchain.web.app import WS_MAX_BYTES, build_app
 
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(build_app(), log_level="warning", lifespan="off"))
+    config = uvicorn.Config(
+        build_app() if app is None else app,
+        log_config=None,
+        log_level="warning",
+        ws_max_size=WS_MAX_BYTES,
+    )
+    server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     deadline = time.monotonic() + 15
