@@ -452,7 +452,14 @@ def parse_frame(data: Any) -> tuple[FrameRequest, int]:
             raise RequestError(f"smoothing: expected a number in (0, 1], got {smoothing}")
     if data.get("previous_target") is not None:
         previous = _array(data, "previous_target", 2, batch=False)
-    if data.get("family") is not None:
+    if isinstance(data.get("family"), list):  # four bones: two positions [s1, s2]
+        pair = data["family"]
+        if len(pair) != 2:
+            raise RequestError(
+                f"family: expected a number or two numbers [s1, s2], got {len(pair)} items"
+            )
+        family = (_number({"family": pair[0]}, "family"), _number({"family": pair[1]}, "family"))
+    elif data.get("family") is not None:
         family = _number(data, "family")
     request = FrameRequest(checked.request, data.get("id"), smoothing, previous, family)
     return request, checked.work
