@@ -67,6 +67,7 @@ _PARALLEL_FROM = 32
 
 _NO_STARTS: dict[int, NDArray[np.float64]] = {}
 _NO_REST = np.empty(0)
+_NO_POINTS = np.empty((0, 2))
 _NO_TRACES: dict[tuple[int, bool], NDArray[np.float64]] = {}
 
 
@@ -205,12 +206,11 @@ def solve(
     if init is not None and bend is not None:
         raise ValueError("bend: chooses the default start pose; expected init or bend, got both")
     point = _plain_point(target)
-    if point is None:
-        target = check_points(target, "target")
+    points = _NO_POINTS if point is not None else check_points(target, "target")
     bend = 1 if bend is None else check_bend(bend)
     _check_chain_for(chain, method)
     if method == "analytic":
-        return _analytic(chain, point, target, bend)
+        return _analytic(chain, point, points, bend)
     budget = (
         DEFAULT_MAX_ITERATIONS
         if max_iterations is None
@@ -225,8 +225,8 @@ def solve(
         has_start = _plain_start(chain.n_bones, init)
         if has_start is not None:
             return _iterate_one(chain, method, point, init if has_start else None, options)
-        target = np.array(point)
-    return _iterate_many(chain, method, target, init, options)
+        points = np.array(point)
+    return _iterate_many(chain, method, points, init, options)
 
 
 def _check_rest(

@@ -82,7 +82,7 @@ def pose(
     if den == 0.0:  # target at the root: its (signed-zero) direction less beta
         root = math.atan2(ty, tx) - math.atan2(y, x)
         if abs(root) > math.pi:
-            root = wrap_angle(root)
+            root = float(wrap_angle(root))
         c0 = math.cos(root)
         s0 = math.sin(root)
     else:
