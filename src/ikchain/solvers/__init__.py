@@ -329,9 +329,9 @@ def _check_within_limits(chain: Chain, angles: NDArray[np.float64]) -> None:
 
 def _too_far(chain: Chain, target: NDArray[np.float64], codes: NDArray[np.int64]) -> None:
     """Raise for the first target whose distances are not all representable."""
-    bad = np.argwhere(codes < 0)
-    if bad.size == 0:
+    if codes.size == 0 or codes.min() >= 0:
         return
+    bad = np.argwhere(codes < 0)
     where = tuple(int(i) for i in bad[0])
     point = target[where] if target.ndim > 1 else target
     raise ValueError(
