@@ -22,8 +22,8 @@ CAPS: dict[str, int] = {
     "max_bones": 32,
     "max_iterations": 5_000,
     "max_targets": 256,  # solves in one /api/solve batch: targets × start poses
-    "max_work": 12_000,  # one solve: bones × iterations
-    "max_batch_work": 1_200,  # a batch: solves × bones × iterations
+    "max_work": 50_000,  # one solve: bones × iterations
+    "max_batch_work": 20_000,  # a batch: solves × bones × iterations
 }
 
 #: Start angles beyond ±MAX_ANGLE rad are refused: their sums overflow, and their

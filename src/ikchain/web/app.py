@@ -51,6 +51,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from ikchain.caps import CAPS
 from ikchain.lesson.content import DEFAULT_LANG, LANGS, page_context
+from ikchain.solvers import compile_kernels
 from ikchain.web.protocol import Heavy, Reply, RequestError, error_reply, respond, warm
 
 logger = logging.getLogger("ikchain.web")
@@ -58,7 +59,7 @@ logger = logging.getLogger("ikchain.web")
 #: Host names served unless told otherwise (``ikchain lesson --allowed-host``).
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
 #: One solve of at most this many units of work (bones × iterations) runs in-process.
-LIGHT_WORK = 1_000
+LIGHT_WORK = 2_000
 #: Threads for light requests (the solvers hold the GIL: more would only interleave).
 LIGHT_THREADS = 2
 #: Processes for heavy requests, and how many heavy requests may wait for them.
@@ -124,6 +125,21 @@ async def page(request: Request) -> Response:
 # -- Where the work runs ---------------------------------------------------------------------
 
 
+def limit_solver_threads() -> None:
+    """One thread for numba's parallel batch loops, so the heavy-request process leaves
+    the other cores to the drags."""
+    import numba
+
+    numba.set_num_threads(1)
+
+
+def start_heavy_process() -> None:
+    """Initializer of the heavy-request process: one solver thread, kernels ready."""
+    limit_solver_threads()
+    compile_kernels()
+    warm()
+
+
 class Workers:
     """Light requests on a small thread pool here; heavy ones in a separate process."""
 
@@ -140,7 +156,7 @@ class Workers:
             self.heavy = ProcessPoolExecutor(
                 self.heavy_processes,
                 mp_context=multiprocessing.get_context("spawn"),
-                initializer=warm,
+                initializer=start_heavy_process,
             )
 
     def close(self) -> None:
@@ -330,6 +346,7 @@ def build_app(
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        await run_in_threadpool(compile_kernels)  # before serving: the first drag is fast
         workers.start()
         try:
             yield

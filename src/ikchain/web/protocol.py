@@ -360,8 +360,7 @@ def _chain(data: dict[str, Any], *, limits: bool = False) -> Chain:
         joint_limits = _array(data, "limits", 2, batch=True)
         if joint_limits.shape != (len(lengths), 2):
             raise RequestError(
-                f"limits: expected shape ({len(lengths)}, 2), "
-                f"got shape {joint_limits.shape}"
+                f"limits: expected shape ({len(lengths)}, 2), got shape {joint_limits.shape}"
             )
     try:
         with np.errstate(over="ignore"):
