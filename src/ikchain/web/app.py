@@ -15,9 +15,10 @@ started for (else 400: DNS rebinding), only same-origin browsers (a WebSocket or
 POST whose ``Origin`` is another site gets 403), only JSON bodies (415), and the
 security headers (:data:`SECURITY_HEADERS`) on every HTTP answer.
 
-Where the work runs (:class:`Workers`): a request is parsed and, when it is light (one
-solve of at most :data:`LIGHT_WORK` units), solved on a small thread pool in this
-process; anything heavier goes to a separate process, one request at a time, with at
+Where the work runs (:class:`Workers`): a request of at most :data:`LIGHT_BYTES` is
+parsed and, when it is light (one solve of at most :data:`LIGHT_WORK` units), solved
+on a small thread pool in this process; anything longer or heavier goes to a separate
+process, one request at a time, with at
 most :data:`HEAVY_QUEUE` waiting (then 429). A WebSocket handles one message at a time.
 So a client asking for the most the caps allow slows itself, not the others' drags.
 
@@ -60,6 +61,8 @@ logger = logging.getLogger("ikchain.web")
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
 #: One solve of at most this many units of work (bones × iterations) runs in-process.
 LIGHT_WORK = 2_000
+#: A body longer than this is not even parsed here (a drag frame is ~400 bytes).
+LIGHT_BYTES = 4_096
 #: Threads for light requests (the solvers hold the GIL: more would only interleave).
 LIGHT_THREADS = 2
 #: Processes for heavy requests, and how many heavy requests may wait for them.
@@ -168,10 +171,12 @@ class Workers:
     async def respond(self, route: str, body: bytes | str) -> Reply:
         self.start()
         loop = asyncio.get_running_loop()
-        light = functools.partial(respond, route, body, max_work=LIGHT_WORK)
-        answer = await loop.run_in_executor(self.light, light)
-        if not isinstance(answer, Heavy):
-            return answer
+        answer: Reply | Heavy = Heavy()
+        if len(body) <= LIGHT_BYTES:
+            light = functools.partial(respond, route, body, max_work=LIGHT_WORK)
+            answer = await loop.run_in_executor(self.light, light)
+            if not isinstance(answer, Heavy):
+                return answer
         if self.waiting >= HEAVY_QUEUE:
             return error_reply(
                 route,
