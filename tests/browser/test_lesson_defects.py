@@ -412,3 +412,9 @@ def test_23_four_bones_curl_the_chosen_way(page: Any, server_url: str) -> None:
     assert drawn_turn(page, fig) < 0
     drag_ring(page, fig, -0.6, -0.5, steps=12)
     assert drawn_turn(page, fig) < 0
+
+
+def test_lang_parameter_is_case_insensitive(page: Any, server_url: str) -> None:
+    response = page.goto(f"{server_url}/?lang=EN")
+    assert response.status == 200
+    assert page.locator("h1").text_content() == load_text("en")["page"]["title"]

@@ -163,3 +163,46 @@ def test_lengths_make_the_inner_circle_come_and_go(page: Any, server_url: str, l
     assert page.locator(f"#{fig} .fig-error").is_hidden()
     # the inner circle is drawn where the tip cannot go: a ring dragged inside is refused
     assert math.isclose(float(inner.get_attribute("r")), 0.5, abs_tol=1e-12)
+
+
+# ------------------------------------------------- seed: the four-bone family
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_four_bones_have_two_family_sliders(page: Any, server_url: str, lang: str) -> None:
+    open_lesson(page, server_url, lang)
+    fig = "fig-s23"
+    page.locator(f"#{fig} select[name='bones']").select_option("4")
+    wait_idle(page, fig)
+    first = page.locator(f"#{fig} input[name='family']")
+    second = page.locator(f"#{fig} input[name='family2']")
+    assert first.is_visible() and second.is_visible() and second.is_enabled()
+    assert (
+        page.locator(f"#{fig} [data-control='family2'] .ctl-label").text_content()
+        == (load_text(lang)["controls"]["family2"])
+    )
+    tip = reading(page, fig, "tip")
+
+    def joints() -> list[list[float]]:
+        return [
+            [float(v) for v in p.split(",")]
+            for p in page.locator(f"#{fig} .bones").get_attribute("points").split()
+        ]
+
+    before = joints()
+    second.focus()
+    for _ in range(30):
+        page.keyboard.press("ArrowRight")
+    wait_idle(page, fig)
+    after = joints()
+    assert reading(page, fig, "tip") == tip  # the tip stays on the target
+    assert float(reading(page, fig, "error")) < 1e-9
+    assert math.dist(after[1], before[1]) < 1e-9  # joint 1 held
+    assert math.dist(after[2], before[2]) > 0.02  # joint 2 moved
+    first.focus()
+    for _ in range(30):
+        page.keyboard.press("ArrowLeft")
+    wait_idle(page, fig)
+    moved = joints()
+    assert math.dist(moved[1], after[1]) > 0.02  # the first slider moves joint 1
+    assert reading(page, fig, "tip") == tip

@@ -194,7 +194,8 @@ def test_bones_and_family_in_23(page: Any, server_url: str) -> None:
     wait_idle(page, fig)
     assert page.locator(f"#{fig} .joint").count() == 3
     assert len(reading(page, fig, "angles").split(",")) == 4
-    assert page.locator(f"#{fig} [data-control='family']").is_hidden()
+    assert page.locator(f"#{fig} [data-control='family']").is_visible()  # two sliders for 4
+    assert page.locator(f"#{fig} [data-control='family2']").is_visible()
 
     select.select_option("3")
     wait_idle(page, fig)
@@ -203,6 +204,7 @@ def test_bones_and_family_in_23(page: Any, server_url: str) -> None:
     assert float(reading(page, fig, "error")) < 1e-9
     slider = page.locator(f"#{fig} input[name='family']")
     assert slider.is_visible() and slider.is_enabled()
+    assert page.locator(f"#{fig} [data-control='family2']").is_hidden()
 
     tip_before = reading(page, fig, "tip")
     joint1_before = point(reading(page, fig, "joint1"))

@@ -23,6 +23,7 @@ from ikchain.checks import check_bend
 from ikchain.family import angles_from_family, family_from_angles
 from ikchain.formatting import format_degrees, format_number, format_point
 from ikchain.kinematics import jacobian_from_angles, wrap_angle
+from ikchain.lesson import family4
 from ikchain.lesson.limits import limits_view
 from ikchain.result import Result
 from ikchain.solvers import METHODS, OPTIONS, solve
@@ -66,7 +67,7 @@ class FrameRequest:
     id: Any
     smoothing: float | None
     previous_target: np.ndarray | None
-    family: float | None
+    family: float | tuple[float, float] | None  # 3 bones: one position; 4 bones: two
 
 
 def readings_from_result(
@@ -137,7 +138,9 @@ def frame_from_request(request: FrameRequest) -> dict[str, Any]:
         if "init" in options:  # the start is given: bend says which side to keep
             del options["bend"]
     iterations = None
-    if request.family is not None:
+    if isinstance(request.family, tuple):
+        result = family4_result(solve_request, target, request.family)
+    elif request.family is not None:
         result = family_result(solve_request, target, request.family)
     else:
         result = solve(chain, target, solve_request.method, **options)
@@ -149,6 +152,8 @@ def frame_from_request(request: FrameRequest) -> dict[str, Any]:
     family = None
     if chain.n_bones == 3 and chain.limits is None and result.reachable and any(target):
         family = {"position": family_from_angles(chain, target, result.angles)}
+    elif chain.n_bones == 4 and chain.limits is None and result.reachable and any(target):
+        family = {"positions": list(family4.positions_from_angles(chain, target, result.angles))}
     return {
         "result": result.as_dict(),
         "target": result.target.tolist(),
@@ -225,6 +230,20 @@ def keep_bend(
     again["max_iterations"] = max(0, budget - int(result.iterations))
     second = solve(chain, target, method, init=mirror_pose(result.angles, target), **again)
     return second, int(result.iterations) + int(second.iterations)
+
+
+def family4_result(
+    request: SolveRequest, target: np.ndarray, positions: tuple[float, float]
+) -> Result:
+    """The four-bone family pose at ``positions`` (see :mod:`ikchain.lesson.family4`),
+    checked and packaged by the solver like :func:`family_result`."""
+    init = request.options.get("init")
+    bend = 1
+    if init is not None:
+        elbow = math.remainder(float(np.asarray(init, dtype=float).reshape(-1)[-1]), 2 * math.pi)
+        bend = -1 if elbow < 0 else 1
+    angles = family4.angles_from_positions(request.chain, target, positions, bend)
+    return solve(request.chain, target, "dls", init=angles, max_iterations=50)
 
 
 def family_result(request: SolveRequest, target: np.ndarray, position: float) -> Result:

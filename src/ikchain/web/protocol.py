@@ -452,7 +452,14 @@ def parse_frame(data: Any) -> tuple[FrameRequest, int]:
             raise RequestError(f"smoothing: expected a number in (0, 1], got {smoothing}")
     if data.get("previous_target") is not None:
         previous = _array(data, "previous_target", 2, batch=False)
-    if data.get("family") is not None:
+    if isinstance(data.get("family"), list):  # four bones: two positions [s1, s2]
+        pair = data["family"]
+        if len(pair) != 2:
+            raise RequestError(
+                f"family: expected a number or two numbers [s1, s2], got {len(pair)} items"
+            )
+        family = (_number({"family": pair[0]}, "family"), _number({"family": pair[1]}, "family"))
+    elif data.get("family") is not None:
         family = _number(data, "family")
     request = FrameRequest(checked.request, data.get("id"), smoothing, previous, family)
     return request, checked.work
@@ -488,6 +495,16 @@ def parse_replay(data: dict[str, Any]) -> tuple[SolveRequest, bool, str]:
     joint_steps = data.get("joint_steps", True)
     if not isinstance(joint_steps, bool):
         raise RequestError(f"joint_steps: expected true or false, got {_describe(joint_steps)}")
+    bones = request.chain.n_bones
+    steps = replay.steps_of(bones, iterations, request.method, joint_steps)
+    if steps > replay.MAX_REPLAY_STEPS or (
+        replay.reply_bytes_bound(bones, steps) > CAPS["max_reply_bytes"]
+    ):
+        raise RequestError(
+            f"replay: expected at most {replay.MAX_REPLAY_STEPS} steps (iterations, times "
+            f"the bones when CCD goes joint by joint) and a reply within "
+            f"{CAPS['max_reply_bytes']:,} bytes, got {steps} steps of {bones} bones"
+        )
     return request, joint_steps, _check_lang(data)
 
 

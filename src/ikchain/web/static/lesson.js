@@ -475,15 +475,24 @@
     var smoothing = this.control("smoothing");
     if (smoothing) smoothing.checked = !!s.smoothing;
     var family = this.control("family");
+    var family2 = this.control("family2");
     if (family) {
       var fam = s.frame.family;
       var label = family.closest("[data-control]");
-      if (label) label.hidden = s.bones !== 3;
+      if (label) label.hidden = s.bones !== 3 && s.bones !== 4;
+      var label2 = family2 && family2.closest("[data-control]");
+      if (label2) label2.hidden = s.bones !== 4;
       family.disabled = !fam;
-      // The slider shows the server's family position, except while the reader is
-      // moving it (their value is still on its way).
+      if (family2) family2.disabled = !(fam && fam.positions);
+      // The sliders show the server's family positions (one for three bones, two
+      // for four), except while the reader is moving one (their value is on its way).
       if (fam && !this.slidingFamily && !this.familyInflight && s.family == null) {
-        family.value = String(fam.position);
+        if (fam.positions) {
+          family.value = String(fam.positions[0]);
+          if (family2) family2.value = String(fam.positions[1]);
+        } else {
+          family.value = String(fam.position);
+        }
       }
     }
   };
@@ -571,7 +580,7 @@
     this.controls.addEventListener("change", function (event) { self.onControl(event); });
     this.controls.addEventListener("input", function (event) {
       var name = event.target.name;
-      if (name === "damping" || name === "family") self.onControl(event);
+      if (name === "damping" || name === "family" || name === "family2") self.onControl(event);
     });
     this.controls.addEventListener("click", function (event) {
       var button = event.target.closest("button");
@@ -592,12 +601,13 @@
         self.solveFromStart();
       }
     });
-    var family = this.control("family");
-    if (family) {
-      family.addEventListener("pointerdown", function () { self.slidingFamily = true; });
-      family.addEventListener("pointerup", function () { self.slidingFamily = false; });
-      family.addEventListener("change", function () { self.slidingFamily = false; });
-    }
+    ["family", "family2"].forEach(function (name) {
+      var slider = self.control(name);
+      if (!slider) return;
+      slider.addEventListener("pointerdown", function () { self.slidingFamily = true; });
+      slider.addEventListener("pointerup", function () { self.slidingFamily = false; });
+      slider.addEventListener("change", function () { self.slidingFamily = false; });
+    });
   };
 
   Figure.prototype.stall = function () {
@@ -653,7 +663,16 @@
         s.lengths[k] = L;
         break;
       case "family":
-        s.family = parseFloat(value);
+      case "family2":
+        if (s.bones === 4) {
+          // Two positions: the moved slider's, and the other one exactly where the
+          // server last put it (a slider's value is rounded to its step).
+          var now = (s.family && s.family.length === 2) ? s.family
+            : (s.frame.family && s.frame.family.positions) || [0, 0];
+          s.family = el.name === "family" ? [parseFloat(value), now[1]] : [now[0], parseFloat(value)];
+        } else {
+          s.family = parseFloat(value);
+        }
         break;
       default:
         return;
