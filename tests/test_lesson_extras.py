@@ -58,7 +58,7 @@ def test_replay_keeps_every_bone_length_and_measures_the_error_it_prints(method,
         joints = np.array(step["joints"])
         np.testing.assert_allclose(joints[0], [0.0, 0.0], atol=0)
         bones = np.hypot(*np.diff(joints, axis=0).T)
-        np.testing.assert_allclose(bones, lengths, rtol=0, atol=TIGHT)
+        np.testing.assert_allclose(bones, lengths, rtol=0, atol=3e-9)
         error = math.hypot(joints[-1][0] - target[0], joints[-1][1] - target[1])
         assert float(step["readings"]["error"]) == pytest.approx(error, abs=5e-7)
 
@@ -73,8 +73,9 @@ def test_replay_poses_are_the_one_solves_poses(method):
     whole = [s for s in view["steps"] if s["joint"] in (None, 0)]
     assert [s["iteration"] for s in whole] == list(range(recorded.iterations + 1))
     errors = [math.hypot(*(np.array(s["joints"][-1]) - target)) for s in whole]
-    np.testing.assert_allclose(errors, recorded.trace, rtol=0, atol=TIGHT)
-    np.testing.assert_allclose(view["steps"][-1]["joints"], recorded.joints, rtol=0, atol=0)
+    np.testing.assert_allclose(errors, recorded.trace, rtol=0, atol=2e-9)
+    drawn = 10.0**-replay.JOINT_DECIMALS  # drawn positions are rounded to this
+    np.testing.assert_allclose(view["steps"][-1]["joints"], recorded.joints, rtol=0, atol=drawn)
     assert view["iterations"] == recorded.iterations
     assert view["status"] == str(recorded.status)
 
@@ -83,7 +84,7 @@ def test_replay_starts_from_the_slightly_bent_start_pose_not_the_drawn_one():
     start = ikchain.solvers.default_init(ikchain.Chain(TWO), -1)
     view = replay_of(lengths=TWO, target=[1.0, 0.6], method="ccd", iterations=64, bend=-1)
     expected = ikchain.kinematics.joints_from_angles(np.array(TWO), start[None, :])[0]
-    np.testing.assert_allclose(view["steps"][0]["joints"], expected, rtol=0, atol=0)
+    np.testing.assert_allclose(view["steps"][0]["joints"], expected, rtol=0, atol=1e-9)
     assert view["steps"][0]["iteration"] == 0 and view["steps"][0]["joint"] is None
 
 
@@ -99,7 +100,7 @@ def test_ccd_joint_steps_aim_the_tip_at_the_target_from_the_joint_that_turned():
         to_tip, to_target = tip - pivot, target - pivot
         cross = to_tip[0] * to_target[1] - to_tip[1] * to_target[0]
         sine = cross / (np.hypot(*to_tip) * np.hypot(*to_target))
-        assert abs(sine) <= 1e-9
+        assert abs(sine) <= 1e-7  # drawn joints are rounded to 1e-9 m
         assert to_tip @ to_target > 0
     # joint by joint: within sweep k, joints n-1 … 0 in that order
     for k in range(1, view["iterations"] + 1):
@@ -115,8 +116,9 @@ def test_ccd_without_joint_steps_gives_whole_sweeps_only():
 
 
 def test_smaller_damping_replays_more_iterations():
-    full = replay_of(lengths=TWO, target=[1.0, 0.6], method="ccd", iterations=200, damping=1.0)
-    slow = replay_of(lengths=TWO, target=[1.0, 0.6], method="ccd", iterations=200, damping=0.25)
+    body = {"lengths": TWO, "target": [1.0, 0.6], "method": "ccd", "joint_steps": False}
+    full = replay_of(**body, iterations=200, damping=1.0)
+    slow = replay_of(**body, iterations=200, damping=0.25)
     assert slow["iterations"] > full["iterations"]
 
 
@@ -250,10 +252,11 @@ def test_motion_reply_errors_are_the_drawn_tips_distance_to_the_targets():
     for m in ("ccd", "fabrik", "dls"):
         joints = np.array(view["methods"][m]["joints"])
         bones = np.hypot(*np.diff(joints, axis=1).transpose(2, 0, 1))
-        np.testing.assert_allclose(bones, np.broadcast_to(THREE, bones.shape), atol=TIGHT)
+        drawn = 3 * 10.0**-motion.POSITION_DECIMALS  # drawn positions are rounded
+        np.testing.assert_allclose(bones, np.broadcast_to(THREE, bones.shape), atol=drawn)
         error = np.hypot(*(joints[:, -1] - targets).T)
         printed = np.array([float(e) for e in view["methods"][m]["errors"]])
-        np.testing.assert_allclose(printed, error, rtol=1e-3, atol=5e-7)
+        np.testing.assert_allclose(printed, error, rtol=1e-3, atol=drawn)
     assert len(view["cursor"]) == view["frames"]
     assert view["chart"].count('class="series"') == 3
 
@@ -428,3 +431,37 @@ def test_page_has_section_25(client):
         for table in ("table-limits", "table-motion-coherence"):
             assert f'id="{table}"' in html
         assert html.index('id="s24"') < html.index('id="s25"') < html.index('id="s26"')
+
+
+def test_cli_prints_the_tables_of_25_and_26(capsys):
+    from ikchain.cli import main
+
+    assert main(["tables", "--section", "2.5", "--lang", "en"]) in (0, None)
+    out = capsys.readouterr().out
+    assert "table-limits:" in out and "table-motion-coherence:" in out
+    assert main(["tables", "--section", "2.6", "--format", "json"]) in (0, None)
+    tables = json.loads(capsys.readouterr().out)
+    assert [t["id"] for t in tables] == ["table-motion-tracking"]
+
+
+@pytest.mark.parametrize("lengths", [TWO, THREE, [0.5, 0.4, 0.3, 0.2]])
+def test_replay_and_motion_replies_stay_within_their_bound_and_the_cap(lengths):
+    """The bounds checked before any work hold for the largest requests the page makes."""
+    from ikchain.caps import CAPS
+
+    n = len(lengths)
+    iterations = min(replay.MAX_REPLAY_ITERATIONS, (replay.MAX_REPLAY_STEPS - 1) // n)
+    body = {"kind": "replay", "lengths": lengths, "method": "ccd", "iterations": iterations}
+    answer = frame_reply(json.dumps({**body, "target": [sum(lengths) * 0.999, 0.0]}))
+    assert answer["ok"], answer
+    size = len(json.dumps(answer, separators=(",", ":"), ensure_ascii=False).encode())
+    bound = replay.reply_bytes_bound(n, replay.steps_of(n, iterations, "ccd", True))
+    assert size <= bound <= CAPS["max_reply_bytes"]
+    refused = frame_reply(json.dumps({**body, "target": [1.0, 0.1], "iterations": iterations + 1}))
+    assert refused["ok"] is False and "replay: expected at most" in refused["error"]
+    if n <= 3:
+        motion_body = {**MOTION, "lengths": lengths, "frames_per_lap": 240, "budget": 64}
+        answer = frame_reply(json.dumps({**motion_body, "start": "cold", "path": "figure8"}))
+        assert answer["ok"], answer
+        size = len(json.dumps(answer, separators=(",", ":"), ensure_ascii=False).encode())
+        assert size <= motion.reply_bytes_bound(n, 480) <= CAPS["max_reply_bytes"]

@@ -132,7 +132,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-SECTION_NUMBERS = ("2.1", "2.2", "2.3", "2.4")
+SECTION_NUMBERS = ("2.1", "2.2", "2.3", "2.4", "2.5", "2.6")
 LANG_CHOICES = ("zh", "en")
 
 

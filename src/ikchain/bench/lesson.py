@@ -83,8 +83,8 @@ def sections() -> list[dict[str, Any]]:
 
     out = []
     for section in SECTIONS:
-        if not getattr(section, "live_figure", True):
-            continue  # a section without a draggable figure (2.6 plays recorded paths)
+        if not section.live_figure:  # 2.6 plays a path; there is no drag to time
+            continue
         defaults = figure_defaults(section)
         out.append({"key": section.key, "figure": f"fig-{section.key}", **defaults})
     return out

@@ -231,6 +231,7 @@ def placeholder_values() -> dict[str, str]:
         "b_short_error": f"{facts['b_short_error']:.1e}",
         # issue 9's extras (text blocks [replay] …)
         "max_replay": str(extras.replay.MAX_REPLAY_ITERATIONS),
+        "max_replay_steps": str(extras.replay.MAX_REPLAY_STEPS),
     }
 
 
@@ -299,9 +300,16 @@ def table_view(table_id: str, text: dict[str, Any]) -> dict[str, Any]:
 
 
 def tables_for_section(number: str, lang: str) -> list[dict[str, Any]]:
-    """The tables of section ``number`` ("2.1" … "2.4") in ``lang``."""
+    """The tables of section ``number`` ("2.1" … "2.6") in ``lang``."""
     text = load_text(lang)
-    return [table_view(table_id, text) for table_id in SECTION_TABLES[number]]
+    tables = [table_view(table_id, text) for table_id in SECTION_TABLES.get(number, ())]
+    section = next(section for section in SECTIONS if section.number == number)
+    tables += [  # issue 9's tables of 2.5 and 2.6
+        extras.BLOCKS[kind](name, section, text, None)["table"]
+        for kind, name in section.blocks
+        if kind in extras.TABLE_BLOCKS
+    ]
+    return tables
 
 
 def chart_view(text: dict[str, Any]) -> dict[str, Any]:

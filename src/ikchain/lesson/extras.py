@@ -30,8 +30,13 @@ def replay_default(figure: dict[str, Any], text: dict[str, Any]) -> dict[str, An
     """The replay of a figure's default state, as :func:`replay.replay_view` gives it."""
     d = figure["defaults"]
     chain = Chain(d["lengths"])
+    joint = d["method"] == "ccd"
     options = {
-        "max_iterations": min(d["iterations"], replay.MAX_REPLAY_ITERATIONS),
+        "max_iterations": min(
+            d["iterations"],
+            replay.MAX_REPLAY_ITERATIONS,
+            (replay.MAX_REPLAY_STEPS - 1) // (len(d["lengths"]) if joint else 1),
+        ),
         "tolerance": d["tolerance"],
         "bend": d["bend"],
     }
@@ -68,6 +73,7 @@ def replay_block(name: str, section: Any, text: dict[str, Any], figure: Any) -> 
             "summary": summary,
             "steps": len(view["steps"]),
             "max_iterations": replay.MAX_REPLAY_ITERATIONS,
+            "max_steps": replay.MAX_REPLAY_STEPS,
         },
     }
 
@@ -142,10 +148,15 @@ def motion_block(name: str, section: Any, text: dict[str, Any], figure: Any) -> 
 def motion_table(name: str, section: Any, text: dict[str, Any], figure: Any) -> dict[str, Any]:
     """The table of a motion player's default run: the last lap, per method."""
     view = motion_default(name, text)
+    d = MOTION_PLAYERS[name]
+    _, tracks = motion.tracked(
+        tuple(LENGTHS_BY_BONES[d["bones"]]), d["path"], d["frames_per_lap"], d["budget"], d["start"]
+    )
     words = text[section.key]
     rows, values = [], []
     for m in motion.MOTION_METHODS:
         s = view["methods"][m]["summary"]
+        raw = motion.summary(tracks[m], d["frames_per_lap"])
         label = text["controls"][f"method_{m}"]
         rows.append(
             [
@@ -157,7 +168,7 @@ def motion_table(name: str, section: Any, text: dict[str, Any], figure: Any) -> 
                 s["worst_jump"],
             ]
         )
-        values.append([m, *(s[k] for k in SUMMARY_KEYS)])
+        values.append([m, *(raw[k] for k in SUMMARY_KEYS)])
     table = {
         "id": f"table-motion-{name}",
         "caption": words[f"{name}_caption"],
@@ -372,3 +383,6 @@ MOTION_PLAYERS["coherence"] = {
     "controls": ("start", "path", "budget", "show"),
 }
 BLOCKS["coherence-table"] = coherence_table
+
+#: The block kinds that are tables (``ikchain tables`` prints them too).
+TABLE_BLOCKS = ("limits-table", "coherence-table", "motion-table")

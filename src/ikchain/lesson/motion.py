@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from ikchain.caps import CAPS
 from ikchain.chain import Chain
 from ikchain.formatting import format_number
 from ikchain.kinematics import wrap_angle
@@ -41,6 +42,19 @@ MAX_MOTION_WORK = 300_000
 ON_TARGET = 1e-6
 #: The tracking chart's floor: smaller errors are rounding, drawn on its bottom edge.
 CHART_FLOOR = 1e-12
+#: Decimals of the drawn positions (m): a micrometre, far below a pixel (the printed
+#: errors are formatted from the unrounded solve).
+POSITION_DECIMALS = 6
+
+
+def reply_bytes_bound(bones: int, frames: int) -> int:
+    """An upper bound of a motion reply's size (bytes), before any work: per frame and
+    method the joints (11 characters a coordinate), the error text and the cursor; per
+    frame the target and the cursor; the chart (14 characters a point, 8 kB besides)."""
+    methods = len(MOTION_METHODS)
+    per_frame = methods * (22 * (bones + 1) + 16 + 10 + 14) + 22 + 10 + 22
+    return 12_000 + frames * per_frame
+
 
 #: Path geometry (m) for the lesson's chains (ΣL = 1.4, inner radius ≤ 0.2): every
 #: point of the circle and the figure-of-eight lies inside the reachable annulus; the
@@ -182,6 +196,13 @@ def motion_request(
                 f"{name}: expected a whole number from {low} to {high}, got {str(value)[:40]}"
             )
     check_work(chain.n_bones, frames_per_lap * LAPS, budget)
+    bound = reply_bytes_bound(chain.n_bones, frames_per_lap * LAPS)
+    if bound > CAPS["max_reply_bytes"]:
+        raise ValueError(
+            f"motion: expected a reply within {CAPS['max_reply_bytes']:,} bytes, this one "
+            f"could take {bound:,} ({chain.n_bones} bones, {frames_per_lap * LAPS} frames); "
+            "ask for fewer frames per lap"
+        )
     return MotionRequest(chain, path, frames_per_lap, budget, start)
 
 
@@ -222,9 +243,8 @@ def motion_view(request: MotionRequest, words: dict[str, str]) -> dict[str, Any]
     for m, tr in tracks.items():
         s = summary(tr, request.frames_per_lap)
         methods[m] = {
-            "joints": tr.joints.tolist(),
+            "joints": np.round(tr.joints, POSITION_DECIMALS).tolist(),
             "errors": [format_number(float(e), 6) for e in tr.error],
-            "iterations": tr.iterations.tolist(),
             "summary": format_summary(s),
             "y": [round(chart.place(i, e)[1], 2) for i, e in enumerate(tr.error.tolist())],
         }
@@ -234,9 +254,11 @@ def motion_view(request: MotionRequest, words: dict[str, str]) -> dict[str, Any]
         "budget": request.budget,
         "frames": frames,
         "frames_per_lap": request.frames_per_lap,
-        "targets": targets.tolist(),
+        "targets": np.round(targets, POSITION_DECIMALS).tolist(),
         # one lap of targets, closed where the path is a loop
-        "lap": targets[: request.frames_per_lap + (request.path != "jump")].tolist(),
+        "lap": np.round(
+            targets[: request.frames_per_lap + (request.path != "jump")], POSITION_DECIMALS
+        ).tolist(),
         "reach": {"inner": chain.inner_radius, "outer": chain.outer_radius},
         "methods": methods,
         "chart": chart.svg,

@@ -6,7 +6,7 @@ and draws the poses this module returns, one after the other, beside the error t
 
 Every pose comes from :func:`ikchain.solve`:
 
-- the pose after each iteration: the solve's own angle trace (see :func:`pose_trace`);
+- the pose after each iteration: the solve's own angle trace (``Result.trace_angles``);
 - within a CCD sweep, the pose after joint ``j`` has turned: a CCD sweep turns the
   joints tip first, and each turn writes only that joint's relative angle, so after
   joints ``n-1 … j`` have turned the pose is ``before[:j] + after[j:]`` (``before``
@@ -37,6 +37,25 @@ from ikchain.solvers import solve
 REPLAY_METHODS = ("ccd", "fabrik", "dls")
 #: Iterations one replay may ask for (each step is drawn; the page plays them all).
 MAX_REPLAY_ITERATIONS = 200
+#: Decimals of the drawn joint positions (m): a nanometre, far below a pixel.
+JOINT_DECIMALS = 9
+#: Steps one replay may send back: with up to 4 bones, its reply stays under the
+#: server's reply cap (see :func:`reply_bytes_bound`); the page asks for no more.
+MAX_REPLAY_STEPS = 400
+
+
+def steps_of(bones: int, iterations: int, method: str, joint_steps: bool) -> int:
+    """How many steps a replay of at most ``iterations`` iterations can send back."""
+    per_iteration = bones if (method == "ccd" and joint_steps) else 1
+    return iterations * per_iteration + 1
+
+
+def reply_bytes_bound(bones: int, steps: int) -> int:
+    """An upper bound of a replay reply's size (bytes), before any work: per step its
+    joints (16 characters a coordinate), readings (at most 40 + 14 a joint angle), the
+    cursor and the keys; the chart (about 20 characters a point, and 6 kB besides)."""
+    per_step = 32 * (bones + 1) + 14 * bones + 360
+    return 8_000 + steps * (per_step + 20)
 
 
 @dataclass(frozen=True)
@@ -66,20 +85,11 @@ def pose_trace(
 ) -> tuple[Result, np.ndarray]:
     """The final Result of a solve and its poses, start first: shape (k + 1, n).
 
-    The pose after ``i`` iterations is the final pose of the same solve with a budget
-    of ``i``: the loop is deterministic and a budget only stops it, so these are the
-    poses of the one solve (until ``Result.trace_angles`` is on main, which returns
-    the same poses from a single run).
+    One run of the solver with ``trace=True``: ``Result.trace_angles`` is the pose
+    before the first iteration and after each one.
     """
-    final = solve(chain, target, method, **options)
-    poses = [final.angles] if final.iterations == 0 else []
-    if final.iterations:
-        budget = {**options}
-        for i in range(final.iterations):
-            budget["max_iterations"] = i
-            poses.append(solve(chain, target, method, **budget).angles)
-        poses.append(final.angles)
-    return final, np.array(poses)
+    final = solve(chain, target, method, **options, trace=True)
+    return final, np.asarray(final.trace_angles)
 
 
 def _pose_result(chain: Chain, target: np.ndarray, method: str, pose: np.ndarray) -> Result:
@@ -175,7 +185,7 @@ def replay_view(replay: Replay, chain: Chain, labels: dict[str, str]) -> dict[st
             {
                 "iteration": step.iteration,
                 "joint": step.joint,
-                "joints": step.result.joints.tolist(),
+                "joints": np.round(step.result.joints, JOINT_DECIMALS).tolist(),
                 "readings": _step_readings(step, chain),
                 "x": round(cx, 2),
                 "y": round(cy, 2),

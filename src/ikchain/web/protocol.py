@@ -495,6 +495,16 @@ def parse_replay(data: dict[str, Any]) -> tuple[SolveRequest, bool, str]:
     joint_steps = data.get("joint_steps", True)
     if not isinstance(joint_steps, bool):
         raise RequestError(f"joint_steps: expected true or false, got {_describe(joint_steps)}")
+    bones = request.chain.n_bones
+    steps = replay.steps_of(bones, iterations, request.method, joint_steps)
+    if steps > replay.MAX_REPLAY_STEPS or (
+        replay.reply_bytes_bound(bones, steps) > CAPS["max_reply_bytes"]
+    ):
+        raise RequestError(
+            f"replay: expected at most {replay.MAX_REPLAY_STEPS} steps (iterations, times "
+            f"the bones when CCD goes joint by joint) and a reply within "
+            f"{CAPS['max_reply_bytes']:,} bytes, got {steps} steps of {bones} bones"
+        )
     return request, joint_steps, _check_lang(data)
 
 

@@ -65,15 +65,21 @@
 
   Panel.prototype.body = function () {
     var live = this.fig.body();
-    var max = Number(this.el.getAttribute("data-max-iterations")) || 200;
     var s = this.fig.state;
     var iterative = s.method !== "analytic";
+    var method = iterative ? s.method : "ccd";
+    // The server's caps: iterations, and drawn steps (a CCD sweep joint by joint is
+    // one step a bone); a larger iteration limit is replayed up to them.
+    var max = Number(this.el.getAttribute("data-max-iterations")) || 200;
+    var steps = Number(this.el.getAttribute("data-max-steps")) || 400;
+    var perIteration = method === "ccd" && this.state().joints ? s.bones : 1;
+    max = Math.min(max, Math.floor((steps - 1) / perIteration));
     return {
       kind: "replay",
       lang: API.data.lang,
       lengths: live.lengths,
       target: s.frame.target, // the solved target (with smoothing, where the ring is drawn)
-      method: iterative ? s.method : "ccd",
+      method: method,
       bend: s.bend,
       iterations: Math.min(s.iterations, max),
       tolerance: s.tolerance,
