@@ -105,7 +105,8 @@ def frame_body(state: dict[str, Any], target: Sequence[float], init: Any) -> dic
         "iterations": state["iterations"] if "iterations" in takes else None,
         "tolerance": state["tolerance"] if "tolerance" in takes else None,
         "damping": state["damping"] if "damping" in takes else None,
-        "bend": state["bend"] if ("bend" in takes and warm is None) else None,
+        # the page sends the bend direction with every frame (frames.keep_bend)
+        "bend": state["bend"] if "bend" in takes else None,
         "smoothing": None,
         "previous_target": None,
         "family": None,
