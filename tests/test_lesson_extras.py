@@ -289,7 +289,7 @@ def test_tracking_claims_of_the_text_hold():
         ({"lengths": [0.1] * 33}, "lengths: expected at most"),
         ({"lengths": [0.1, -1]}, "lengths"),
         ({"lengths": "long"}, "lengths: expected a list"),
-        ({"lengths": [0.05] * 32, "frames_per_lap": 600, "budget": 64}, "motion: expected bones"),
+        ({"lengths": [0.05] * 32, "frames_per_lap": 240, "budget": 64}, "motion: expected bones"),
         ({"target": [1, 1]}, "request: expected keys among"),
         ({"lang": "de"}, "lang: expected one of"),
     ],
