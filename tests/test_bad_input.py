@@ -23,6 +23,10 @@ CHAIN = ikchain.Chain([0.8, 0.6])
         ([0.8, 0.6], [[0, 1]], "limits: expected shape (2, 2) as (min, max) per joint, got (1, 2)"),
         ([0.8, 0.6], [[0, 1], [1, -1]], "expected min <= max for every joint, got joint 1"),
         ([0.8, 0.6], [[0, 1], [0, math.nan]], "limits: expected finite numbers"),
+        ([0.8, 10**400], None, "lengths: expected finite numbers, got [0.8, 1000"),
+        ([True, 0.6], None, "lengths: expected numbers, got [True, 0.6] (booleans)"),
+        (np.array([True, True]), None, "lengths: expected numbers"),
+        ([1e308, 1e308], None, "lengths: expected a total length below 1.8e+308 m"),
     ],
 )
 def test_bad_chain(lengths, limits, message):
@@ -39,6 +43,10 @@ def test_bad_chain(lengths, limits, message):
         ({"target": [1.0, 0.0, 0.0]}, "target: expected shape (..., 2), got (3,)"),
         ({"target": 1.0}, "target: expected shape (..., 2), got ()"),
         ({"target": "far"}, "target: expected numbers, got 'far'"),
+        ({"target": [10**400, 0.0]}, "target: expected finite numbers"),
+        ({"target": [1.0, False]}, "target: expected numbers, got [1.0, False] (booleans)"),
+        ({"method": "dls", "init": [0.1, True]}, "init: expected numbers"),
+        ({"method": "dls", "init": [0.1, -(10**400)]}, "init: expected finite numbers"),
         ({"method": "newton"}, "method: expected one of analytic, ccd, fabrik, dls, got 'newton'"),
         ({"method": "ccd", "init": [0.1]}, "init: expected shape (..., 2) for a 2-bone chain"),
         ({"method": "ccd", "init": [0.1, math.nan]}, "init: expected finite numbers"),
@@ -61,6 +69,20 @@ def test_bad_chain(lengths, limits, message):
         ({"method": "analytic", "damping": 0.5}, "method 'analytic' takes only bend; got damping"),
         ({"method": "fabrik", "damping": 0.5}, "method 'fabrik' takes only"),
         ({"method": "dls", "max_step": 0.5}, "got max_step"),
+        ({"method": "ccd", "rest": [0.0, 0.0]}, "method 'ccd' takes only"),
+        ({"method": "analytic", "rest_weight": 1.0}, "got rest_weight"),
+        ({"method": "dls", "rest_weight": 1.0}, "rest_weight: weighs the pull toward a rest"),
+        ({"method": "dls", "rest": [0.0]}, "rest: expected shape (..., 2) for a 2-bone chain"),
+        ({"method": "dls", "rest": [[0.0, 0.0]]}, "rest: expected one pose, shape (2,), got"),
+        ({"method": "dls", "rest": [0.0, math.nan]}, "rest: expected finite numbers"),
+        (
+            {"method": "dls", "rest": [0.0, 0.0], "rest_weight": -1.0},
+            "rest_weight: expected a number >= 0, got -1.0",
+        ),
+        (
+            {"method": "dls", "rest": [0.0, 0.0], "rest_weight": math.inf},
+            "rest_weight: expected a finite number",
+        ),
         (
             {"method": "ccd", "target": np.zeros((3, 2)), "init": np.zeros((4, 2))},
             "init: expected a batch shape that broadcasts with target's (3,), got (4,)",

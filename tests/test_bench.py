@@ -7,7 +7,7 @@ import json
 
 import ikchain
 from ikchain.bench import main
-from ikchain.bench.reach import REACH_RATIOS, sweeps_to_tolerance
+from ikchain.reach import REACH_RATIOS, sweeps_to_tolerance
 
 
 def test_bench_runs_tiny_and_writes_json(tmp_path, capsys):

@@ -58,3 +58,15 @@ def test_min_error_is_distance_to_annulus(target, expected):
     assert ikchain.min_error_from_target(lengths, np.array(target)) == pytest.approx(
         expected, abs=1e-15
     )
+
+
+def test_wrap_angle_lands_in_minus_pi_exclusive_to_pi_inclusive():
+    angles = np.array([np.pi, -np.pi, 3 * np.pi, -3 * np.pi, 0.0, 1.0, -1.0, 7.0, -7.0, 1e-300])
+    wrapped = ikchain.kinematics.wrap_angle(angles)
+    assert wrapped[0] == np.pi and wrapped[1] == np.pi  # pi stays, -pi becomes pi
+    assert np.all((wrapped > -np.pi) & (wrapped <= np.pi))
+    # the same direction: cos and sin unchanged (an independent check)
+    np.testing.assert_allclose(np.cos(wrapped), np.cos(angles), atol=1e-15)
+    np.testing.assert_allclose(np.sin(wrapped), np.sin(angles), atol=1e-14)
+    np.testing.assert_array_equal(wrapped[4:7], angles[4:7])  # already inside: unchanged
+    assert ikchain.kinematics.wrap_angle(np.nextafter(np.pi, 4.0)) <= np.pi  # a hair above pi

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 import ikchain
 import ikchain.solvers
 from conftest import two_bone_end
+from ikchain.family import angles_from_family
 
 ITERATIVE = ("ccd", "fabrik", "dls")
 
@@ -386,3 +387,62 @@ def test_long_traces_are_complete(lesson_chain):
         trace=True,
     )
     np.testing.assert_array_equal(batch.trace[1], result.trace)
+
+
+# -- the rest pose (DLS) -----------------------------------------------------------------
+
+REST_CHAIN = ikchain.Chain([0.8, 0.6, 0.4])
+REST_TARGET = [1.0, 0.6]
+
+
+def test_two_rest_poses_give_two_members_of_the_family_each_nearer_its_own():
+    # Two members of the target's solution family (closed form, ikchain.family) as
+    # rest poses: both solves reach the target, with joint 1 in two different places,
+    # each pose nearer its own rest pose than the other's.
+    rests = [angles_from_family(REST_CHAIN, REST_TARGET, s) for s in (-0.8, -0.2)]
+    results = [ikchain.solve(REST_CHAIN, REST_TARGET, "dls", rest=rest) for rest in rests]
+    for result in results:
+        assert result.status is ikchain.Status.CONVERGED
+        np.testing.assert_allclose(result.end, REST_TARGET, atol=1e-9)
+    assert np.hypot(*(results[0].joints[1] - results[1].joints[1])) > 0.1
+    for mine, other in ((0, 1), (1, 0)):
+        near = np.linalg.norm(results[mine].angles - rests[mine])
+        assert near < np.linalg.norm(results[other].angles - rests[mine])
+        assert near < 1e-3  # on this piece of the family the pull gets all the way
+
+
+def test_rest_weight_zero_is_no_rest_and_weights_are_validated():
+    plain = ikchain.solve(REST_CHAIN, REST_TARGET, "dls", trace=True)
+    zero = ikchain.solve(REST_CHAIN, REST_TARGET, "dls", rest=[1.0, 1.0, 1.0], rest_weight=0.0)
+    assert zero.angles.tolist() == plain.angles.tolist()
+    assert zero.iterations == plain.iterations
+
+
+@given(
+    case=chain_and_reachable_target(),
+    rest=st.lists(st.floats(-math.pi, math.pi), min_size=8, max_size=8),
+    weight=st.sampled_from([0.1, 1.0, 10.0]),
+)
+def test_a_rest_pose_never_stops_convergence(case, rest, weight):
+    chain, target = case
+    result = ikchain.solve(
+        chain,
+        target,
+        "dls",
+        rest=rest[: chain.n_bones],
+        rest_weight=weight,
+        max_iterations=1000,
+    )
+    assert result.status is ikchain.Status.CONVERGED, result
+    assert result.error <= 1e-9
+
+
+def test_rest_in_a_batch_equals_one_at_a_time():
+    rng = np.random.default_rng(8)
+    targets = rng.uniform(-1.5, 1.5, (40, 2))
+    rest = [0.5, -0.4, 0.9]
+    batch = ikchain.solve(REST_CHAIN, targets, "dls", rest=rest, rest_weight=2.0)
+    for i, target in enumerate(targets):
+        single = ikchain.solve(REST_CHAIN, target, "dls", rest=rest, rest_weight=2.0)
+        np.testing.assert_allclose(single.angles, batch.angles[i], rtol=0, atol=1e-12)
+        assert (single.status, single.iterations) == (batch.status[i], batch.iterations[i])

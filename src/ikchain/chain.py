@@ -31,8 +31,8 @@ class Chain:
     """
 
     __slots__ = (
-        "_kernel_lengths",
-        "_kernel_limits",
+        "_kernel_data",
+        "_limited",
         "inner_radius",
         "lengths",
         "limits",
@@ -51,18 +51,20 @@ class Chain:
         if limits is not None:
             limits = limits.copy()
             limits.flags.writeable = False
-        inner, outer = reach_from_lengths(lengths)
+        with np.errstate(over="ignore"):
+            inner, outer = reach_from_lengths(lengths)
         if not math.isfinite(outer):
             raise ValueError(
                 f"lengths: expected a total length below {np.finfo(np.float64).max:.3g} m, "
                 f"got {lengths.tolist()}"
             )
-        # Writable twins of the arrays for the compiled solvers (numba types read-only
-        # arrays apart); private, never handed out.
-        object.__setattr__(self, "_kernel_lengths", lengths.copy())
-        object.__setattr__(
-            self, "_kernel_limits", np.empty((0, 2)) if limits is None else limits.copy()
-        )
+        # For the compiled solvers, one writable array (numba types read-only arrays
+        # apart): the lengths, then each joint's lower and upper limit (±inf when free).
+        # Private, never handed out.
+        bounds = np.full((lengths.size, 2), (-np.inf, np.inf)) if limits is None else limits
+        data = np.concatenate((lengths, bounds[:, 0], bounds[:, 1]))
+        object.__setattr__(self, "_kernel_data", data)
+        object.__setattr__(self, "_limited", limits is not None)
         object.__setattr__(self, "lengths", lengths)
         object.__setattr__(self, "limits", limits)
         object.__setattr__(self, "inner_radius", inner)

@@ -28,15 +28,33 @@ def check_array(value: ArrayLike, name: str) -> NDArray[np.float64]:
     Raises
     ------
     ValueError
-        If ``value`` is not numeric, or holds NaN or infinity.
+        If ``value`` is not numeric (booleans are not numbers here), or holds NaN or
+        infinity, or an integer too large for a float.
     """
+    if _holds_bool(value):
+        raise ValueError(f"{name}: expected numbers, got {_describe(value)} (booleans)")
     try:
         array = np.asarray(value, dtype=np.float64)
+    except OverflowError:
+        raise ValueError(
+            f"{name}: expected finite numbers, got {_describe(value)} (too large for a float)"
+        ) from None
     except (TypeError, ValueError):
         raise ValueError(f"{name}: expected numbers, got {_describe(value)}") from None
     if not np.all(np.isfinite(array)):
         raise ValueError(f"{name}: expected finite numbers, got {_describe(value)} (NaN or inf)")
     return array
+
+
+def _holds_bool(value: Any) -> bool:
+    """Whether ``value`` is a boolean, a boolean array, or a (nested) sequence with one."""
+    if isinstance(value, bool | np.bool_):
+        return True
+    if isinstance(value, np.ndarray):
+        return value.dtype == np.bool_
+    if isinstance(value, list | tuple):
+        return any(_holds_bool(item) for item in value)
+    return False
 
 
 def check_lengths(lengths: ArrayLike) -> NDArray[np.float64]:

@@ -24,6 +24,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from ikchain.chain import Chain
 from ikchain.checks import check_angles, check_bend, check_points, check_real
+from ikchain.kinematics import wrap_angle
 from ikchain.solvers import solve
 
 
@@ -95,7 +96,7 @@ def family_from_angles(chain: Chain, target: ArrayLike, angles: ArrayLike) -> fl
     """
     angles = check_angles(angles, 3, "angles").reshape(3)
     phi, beta_min, beta_max = root_angle_range(chain, target)
-    beta = math.remainder(float(angles[0]) - phi, 2.0 * math.pi)
+    beta = float(wrap_angle(float(angles[0]) - phi))
     sign = -1.0 if beta < 0.0 else 1.0
     if beta_max <= beta_min:
         return sign

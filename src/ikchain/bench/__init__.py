@@ -5,7 +5,7 @@ per figure (median over repeats, the lowest and highest repeat, and ratios to
 baselines timed in the same run), checks the goals of the performance issue, and
 writes everything as JSON. Nothing here is a unit test and nothing asserts a time.
 
-:func:`ikchain.bench.reach.sweeps_to_tolerance` is the convergence-against-reach
+:func:`ikchain.reach.sweeps_to_tolerance` is the convergence-against-reach
 computation shared with the lesson's table 2b.
 
 Run it single-threaded and on a quiet machine; with ``--quick`` it takes seconds
@@ -30,7 +30,7 @@ import numpy as np
 import ikchain
 from ikchain.bench import suites
 from ikchain.bench.peers import load_peers
-from ikchain.bench.reach import sweeps_to_tolerance
+from ikchain.reach import sweeps_to_tolerance
 
 DEFAULT_JSON = Path("bench-results") / "latest.json"
 

@@ -17,7 +17,7 @@ import numpy as np
 
 import ikchain
 from ikchain.bench.peers import Peer
-from ikchain.bench.reach import REACH_RATIOS, sweeps_to_tolerance
+from ikchain.reach import REACH_RATIOS, sweeps_to_tolerance
 
 #: Bone lengths of the n-bone chains (the first n of these).
 LENGTHS = (0.8, 0.6, 0.4, 0.3, 0.25, 0.2, 0.15, 0.1)

@@ -21,13 +21,13 @@ from typing import Any
 
 import numpy as np
 
-from ikchain.bench.reach import sweeps_to_tolerance
 from ikchain.caps import CAPS
 from ikchain.chain import Chain
 from ikchain.family import family_from_angles
 from ikchain.formatting import degrees_for_people, format_number, format_point
 from ikchain.kinematics import wrap_angle
 from ikchain.lesson.frames import bend_of_pose
+from ikchain.reach import sweeps_to_tolerance
 from ikchain.result import Result
 from ikchain.solvers import ccd, solve
 

@@ -9,6 +9,7 @@ compiles them all ahead of time (the lesson server calls it before it serves).
 from __future__ import annotations
 
 import math
+import sys
 from types import ModuleType
 from typing import Any
 
@@ -23,6 +24,7 @@ from ikchain.checks import (
     check_fraction,
     check_points,
     check_positive,
+    check_real,
 )
 from ikchain.result import Result, result_from_batch, result_from_buffer
 from ikchain.solvers.methods import (
@@ -30,6 +32,7 @@ from ikchain.solvers.methods import (
     CODE,
     DEFAULT_DAMPING,
     DEFAULT_MAX_ITERATIONS,
+    DEFAULT_REST_WEIGHT,
     DEFAULT_TOLERANCE,
     ITERATIVE,
     METHODS,
@@ -62,13 +65,9 @@ _BATCH_TRACE_FLOATS = 1 << 22
 #: Batches smaller than this run on one core (starting the threads costs more).
 _PARALLEL_FROM = 32
 
-_NO_LIMITS = np.empty((0, 2))
-_NO_START = np.empty(0)
 _NO_STARTS: dict[int, NDArray[np.float64]] = {}
-_NO_TRACE = np.empty(0)
-_NO_TRACES = np.empty((0, 0))
-_NO_TRACE_ANGLES: dict[int, NDArray[np.float64]] = {}
-_NO_TRACES_ANGLES: dict[int, NDArray[np.float64]] = {}
+_NO_REST = np.empty(0)
+_NO_TRACES: dict[tuple[int, bool], NDArray[np.float64]] = {}
 
 
 def _kernels() -> tuple[ModuleType, ModuleType]:
@@ -115,6 +114,8 @@ def solve(
     bend: int | None = None,
     max_step: float | None = None,
     trace: bool = False,
+    rest: ArrayLike | None = None,
+    rest_weight: float | None = None,
 ) -> Result:
     """Joint angles that bring the chain's tip to ``target``, or as close as possible.
 
@@ -147,6 +148,16 @@ def solve(
     trace : bool
         Record the end error and the pose before the first iteration and after each
         one (``Result.trace``, ``Result.trace_angles``).
+    rest : array_like, shape (n,), optional
+        ``dls``: a rest pose (rad). Among the poses that reach the target (a family,
+        with more than two joints) the solve drifts toward the one nearest ``rest``:
+        each iteration adds a pull toward it within the motions that keep the tip
+        still, to first order. The pull never stops convergence to a reachable
+        target; it may cost iterations. It acts while the solve iterates: a start
+        pose already within the tolerance is returned as it is.
+    rest_weight : float, optional
+        ``dls`` with ``rest``: strength of the pull, >= 0 (0: none). Each iteration
+        moves ``w / (1 + w)`` of the way toward the rest pose. Default 1.
 
     Returns
     -------
@@ -172,6 +183,8 @@ def solve(
         or (bend is not None and "bend" not in allowed)
         or (max_step is not None and "max_step" not in allowed)
         or (trace and "trace" not in allowed)
+        or (rest is not None and "rest" not in allowed)
+        or (rest_weight is not None and "rest_weight" not in allowed)
     ):
         given = {
             "init": init,
@@ -181,6 +194,8 @@ def solve(
             "bend": bend,
             "max_step": max_step,
             "trace": trace or None,
+            "rest": rest,
+            "rest_weight": rest_weight,
         }
         unused = sorted(name for name, value in given.items() if value is not None)
         raise ValueError(
@@ -204,13 +219,33 @@ def solve(
     goal = DEFAULT_TOLERANCE if tolerance is None else check_positive(tolerance, "tolerance")
     fraction = DEFAULT_DAMPING if damping is None else check_fraction(damping, "damping")
     cap = math.inf if max_step is None else check_positive(max_step, "max_step")
-    options = (CODE[method], bend, budget, goal, fraction, cap, trace)
+    pull, toward = _check_rest(chain, rest, rest_weight)
+    options = (CODE[method], bend, budget, goal, fraction, cap, trace, toward, pull)
     if point is not None:
-        start = _plain_start(chain, init)
-        if start is not None:
-            return _iterate_one(chain, method, point, start, options)
+        has_start = _plain_start(chain.n_bones, init)
+        if has_start is not None:
+            return _iterate_one(chain, method, point, init if has_start else None, options)
         target = np.array(point)
     return _iterate_many(chain, method, target, init, options)
+
+
+def _check_rest(
+    chain: Chain, rest: ArrayLike | None, rest_weight: float | None
+) -> tuple[float, NDArray[np.float64]]:
+    """The rest pose's gain ``w / (1 + w)`` and the pose ((0,) for none)."""
+    if rest is None:
+        if rest_weight is not None:
+            raise ValueError("rest_weight: weighs the pull toward a rest pose; expected rest too")
+        return 0.0, _NO_REST
+    pose = check_angles(rest, chain.n_bones, "rest")
+    if pose.shape != (chain.n_bones,):
+        raise ValueError(
+            f"rest: expected one pose, shape ({chain.n_bones},), got shape {pose.shape}"
+        )
+    weight = DEFAULT_REST_WEIGHT if rest_weight is None else check_real(rest_weight, "rest_weight")
+    if weight < 0.0:
+        raise ValueError(f"rest_weight: expected a number >= 0, got {weight}")
+    return weight / (1.0 + weight), np.array(pose, dtype=np.float64)
 
 
 def _check_chain_for(chain: Chain, method: str) -> None:
@@ -224,6 +259,7 @@ def _check_chain_for(chain: Chain, method: str) -> None:
 
 
 _FLOAT_TYPES = (float, int, np.float64)
+_LARGEST = sys.float_info.max
 
 
 def _plain_point(target: Any) -> tuple[float, float] | None:
@@ -240,7 +276,10 @@ def _plain_point(target: Any) -> tuple[float, float] | None:
         tx, ty = target
         if type(tx) not in _FLOAT_TYPES or type(ty) not in _FLOAT_TYPES:
             return None
-        tx, ty = float(tx), float(ty)
+        try:
+            tx, ty = float(tx), float(ty)
+        except OverflowError:  # an int beyond floats: check_points says so
+            return None
     elif kind is np.ndarray:
         if target.shape != (2,) or target.dtype != np.float64:
             return None
@@ -252,30 +291,27 @@ def _plain_point(target: Any) -> tuple[float, float] | None:
     return tx, ty
 
 
-def _plain_start(chain: Chain, init: Any) -> NDArray[np.float64] | None:
-    """One start pose as a fresh float64 array (n,), ``_NO_START`` for the default, or
-    None when ``init`` is not plainly one pose (the batch path then checks it)."""
+def _plain_start(n: int, init: Any) -> bool | None:
+    """Whether ``init`` is one start pose (True), the default (False, for None), or
+    neither plainly (None: the batch path checks it)."""
     if init is None:
-        return _NO_START
-    n = chain.n_bones
+        return False
     kind = type(init)
     if kind is list or kind is tuple:
         if len(init) != n:
             return None
-        for value in init:
-            if type(value) not in _FLOAT_TYPES:
+        for value in init:  # finite floats and ints that fit (NaN fails the test too)
+            if type(value) not in _FLOAT_TYPES or not -_LARGEST <= value <= _LARGEST:
                 return None
-        start = np.array(init, dtype=np.float64)
-    elif kind is np.ndarray:
+        return True
+    if kind is np.ndarray:
         if init.shape != (n,) or init.dtype != np.float64:
             return None
-        start = init.copy()
-    else:
-        return None
-    if not np.isfinite(start).all():
-        return None
-    _check_within_limits(chain, start)
-    return start
+        for value in init.tolist():
+            if not -_LARGEST <= value <= _LARGEST:
+                return None
+        return True
+    return None
 
 
 def _check_within_limits(chain: Chain, angles: NDArray[np.float64]) -> None:
@@ -309,7 +345,7 @@ def _analytic(
     chain: Chain, point: tuple[float, float] | None, target: NDArray[np.float64], bend: int
 ) -> Result:
     _, analytic = _kernels_cached or _kernels()
-    lengths = chain._kernel_lengths
+    lengths = chain._kernel_data
     if point is not None:
         buffer = np.empty(8)
         error, min_error, reachable, code = analytic.solve_one(
@@ -361,26 +397,26 @@ def _iterate_one(
     chain: Chain,
     method: str,
     point: tuple[float, float],
-    start: NDArray[np.float64],
-    options: tuple[int, int, int, float, float, float, bool],
+    start: Any,
+    options: tuple[int, int, int, float, float, float, bool, NDArray[np.float64], float],
 ) -> Result:
-    """One target from one start pose through ``loop.solve_one``."""
+    """One target from one start pose (None: the default) through ``loop.solve_one``."""
     loop, _ = _kernels_cached or _kernels()
-    code_of_method, bend, budget, goal, fraction, cap, trace = options
+    code_of_method, bend, budget, goal, fraction, cap, trace, rest, pull = options
     n = chain.n_bones
-    limits = chain._kernel_limits
     buffer = np.empty(3 * n + 2)
-    if not trace:
-        angles_room = _NO_TRACE_ANGLES.get(n)
-        if angles_room is None:
-            angles_room = _NO_TRACE_ANGLES.setdefault(n, np.empty((0, n)))
+    if start is not None:
+        buffer[:n] = start
+    room = min(budget + 1, _TRACE_ROOM) if trace else 0
+    while True:
+        rows = np.empty((room, n + 1)) if trace else _no_trace(n)
         error, min_error, reachable, iterations, code = loop.solve_one(
             code_of_method,
-            chain._kernel_lengths,
+            chain._kernel_data,
+            chain._limited,
             chain.outer_radius,
             chain.inner_radius,
-            limits,
-            start,
+            start is not None,
             bend,
             point[0],
             point[1],
@@ -388,43 +424,36 @@ def _iterate_one(
             goal,
             fraction,
             cap,
+            rest,
+            pull,
             buffer,
-            _NO_TRACE,
-            angles_room,
+            rows,
         )
-        errors = poses = None
-    else:
-        room = min(budget + 1, _TRACE_ROOM)
-        while True:
-            errors = np.empty(room)
-            poses = np.empty((room, n))
-            error, min_error, reachable, iterations, code = loop.solve_one(
-                code_of_method,
-                chain._kernel_lengths,
-                chain.outer_radius,
-                chain.inner_radius,
-                limits,
-                start,
-                bend,
-                point[0],
-                point[1],
-                budget,
-                goal,
-                fraction,
-                cap,
-                buffer,
-                errors,
-                poses,
-            )
-            if iterations < room or code < 0:
-                break
-            room = iterations + 1
-        errors, poses = errors[: iterations + 1], poses[: iterations + 1]
+        if iterations < room or not trace or code < 0:
+            break
+        room = iterations + 1  # the loop is deterministic: run it again with room for all
+        if start is not None:
+            buffer[:n] = start
     if code < 0:
+        if code == loop.OUTSIDE_LIMITS:
+            _check_within_limits(chain, np.array(start, dtype=np.float64))
         _too_far(chain, np.array(point), np.array([code]))
+    errors = poses = None
+    if trace:
+        errors = rows[: iterations + 1, 0].copy()
+        poses = rows[: iterations + 1, 1:].copy()
     return result_from_buffer(
         buffer, n, point, error, min_error, reachable, iterations, code, method, errors, poses
     )
+
+
+def _no_trace(n: int, batch: bool = False) -> NDArray[np.float64]:
+    """The empty trace array a kernel gets when no trace is asked for (one per n)."""
+    key = (n, batch)
+    rows = _NO_TRACES.get(key)
+    if rows is None:
+        rows = _NO_TRACES.setdefault(key, np.empty((0, 0, n + 1) if batch else (0, n + 1)))
+    return rows
 
 
 def _iterate_many(
@@ -432,11 +461,11 @@ def _iterate_many(
     method: str,
     target: NDArray[np.float64],
     init: ArrayLike | None,
-    options: tuple[int, int, int, float, float, float, bool],
+    options: tuple[int, int, int, float, float, float, bool, NDArray[np.float64], float],
 ) -> Result:
     """A batch (or one target with a batch of start poses) through ``loop.solve_batch``."""
     loop, _ = _kernels_cached or _kernels()
-    code_of_method, bend, budget, goal, fraction, cap, trace = options
+    code_of_method, bend, budget, goal, fraction, cap, trace, rest, pull = options
     n = chain.n_bones
     if init is None:
         start = _NO_STARTS.get(n)
@@ -475,20 +504,13 @@ def _iterate_many(
     if trace:
         room = min(budget + 1, max(2, _BATCH_TRACE_FLOATS // max(1, count * (n + 1))))
     while True:
-        if trace:
-            errors = np.empty((count, room))
-            poses = np.empty((count, room, n))
-        else:
-            errors = _NO_TRACES
-            poses = _NO_TRACES_ANGLES.get(n)
-            if poses is None:
-                poses = _NO_TRACES_ANGLES.setdefault(n, np.empty((0, 0, n)))
+        rows = np.empty((count, room, n + 1)) if trace else _no_trace(n, batch=True)
         run(
             code_of_method,
-            chain._kernel_lengths,
+            chain._kernel_data,
+            chain._limited,
             chain.outer_radius,
             chain.inner_radius,
-            chain._kernel_limits,
             start,
             bend,
             targets,
@@ -496,6 +518,8 @@ def _iterate_many(
             goal,
             fraction,
             cap,
+            rest,
+            pull,
             angles,
             joints,
             error,
@@ -503,8 +527,7 @@ def _iterate_many(
             reachable,
             iterations,
             codes,
-            errors,
-            poses,
+            rows,
         )
         _too_far(chain, targets.reshape(*shape, 2), codes.reshape(shape))
         longest = int(iterations.max()) + 1 if count else 1
@@ -522,6 +545,6 @@ def _iterate_many(
         iterations,
         codes,
         method,
-        errors[:, :longest] if trace else None,
-        poses[:, :longest] if trace else None,
+        rows[:, :longest, 0] if trace else None,
+        rows[:, :longest, 1:] if trace else None,
     )

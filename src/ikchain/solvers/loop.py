@@ -46,6 +46,7 @@ CCD, FABRIK, DLS = CODE["ccd"], CODE["fabrik"], CODE["dls"]
 # Status codes (the order of ikchain.result.STATUS_BY_CODE), and a refused target.
 CONVERGED, UNREACHABLE, STALLED, MAX_ITERATIONS = 0, 1, 2, 3
 TOO_FAR = -2
+OUTSIDE_LIMITS = -3
 
 #: A change of at most this many machine epsilons (relative) counts as no change.
 ROUNDING = 8.0 * float(np.finfo(np.float64).eps)
@@ -55,8 +56,10 @@ FAR = 2.0**200
 TOLERANCE_CAP = 2.0**300
 #: A batch is cut into at most this many chunks, shared out among the threads.
 CHUNKS = 256
-#: Scratch rows a step may use (``work``), beyond the loop's own.
-STEP_ROWS = 5
+#: Scratch rows a step may use (``work``), beyond the loop's own; DLS finds the rest
+#: pose in row 5.
+STEP_ROWS = 7
+REST_ROW = 5
 
 
 # -- scale ----------------------------------------------------------------------------
@@ -134,19 +137,20 @@ def iterate(
     min_error: float,
     tolerance: float,
     max_iterations: int,
+    pull: float,
     angles: np.ndarray,
     joints: np.ndarray,
     work: np.ndarray,
     trace: np.ndarray,
-    trace_angles: np.ndarray,
 ) -> tuple[float, int, int]:
     """Run ``method``'s step from the pose in ``angles[0]`` until a stop rule fires.
 
     Parameters are in chain units. ``angles`` (2, n) and ``joints`` (2, n + 1, 2)
     hold the current and the next pose; on return the final pose and its joints are
     in ``angles[0]`` and ``joints[0]``. ``work`` (STEP_ROWS, n) is the step's
-    scratch. The end error before the first iteration and after each one goes to
-    ``trace`` and the pose to ``trace_angles``, as far as they have room.
+    scratch (DLS reads its rest pose, pulled with gain ``pull``, from row
+    ``REST_ROW``). Row k of ``trace`` (room, 1 + n) gets the end error and the pose before
+    the first iteration (k = 0) and after iteration k, as far as it has room.
 
     Returns
     -------
@@ -157,11 +161,9 @@ def iterate(
     joints_into(lengths, angles[0], joints[0])
     error = norm(joints[0, n, 0] - tx, joints[0, n, 1] - ty)
     room = trace.shape[0]
-    room_angles = trace_angles.shape[0]
     if room > 0:
-        trace[0] = error
-    if room_angles > 0:
-        trace_angles[0, :] = angles[0]
+        trace[0, 0] = error
+        trace[0, 1:] = angles[0]
     iterations = 0
     moved = True
     while True:
@@ -210,15 +212,15 @@ def iterate(
                 after,
                 joints[following],
                 work,
+                pull,
             )
         moved = changed(before, after)
         current, following = following, current
         iterations += 1
         error = norm(joints[current, n, 0] - tx, joints[current, n, 1] - ty)
         if iterations < room:
-            trace[iterations] = error
-        if iterations < room_angles:
-            trace_angles[iterations, :] = angles[current]
+            trace[iterations, 0] = error
+            trace[iterations, 1:] = angles[current]
     if current != 0:
         angles[0, :] = angles[current]
         joints[0, :, :] = joints[current]
@@ -227,27 +229,29 @@ def iterate(
 
 @kernel()
 def start_pose(
-    starts: np.ndarray,
-    row: int,
+    has_start: bool,
+    start: np.ndarray,
     bend: int,
     limited: bool,
     lows: np.ndarray,
     highs: np.ndarray,
     into: np.ndarray,
-) -> None:
-    """Row ``row`` of ``starts`` (or its only row), or the bent default when it has none."""
+) -> bool:
+    """``start`` into ``into``, or the bent default; False if ``start`` breaks a limit."""
     n = into.size
-    if starts.shape[0] == 0:  # default: every joint bent by START_BEND, within limits
+    if not has_start:  # every joint bent by START_BEND, within limits
         for i in range(n):
             value = bend * START_BEND
             if limited:
                 value = value if value >= lows[i] else lows[i]
                 value = value if value <= highs[i] else highs[i]
             into[i] = value
-    else:
-        source = starts[row if starts.shape[0] > 1 else 0]
-        for i in range(n):
-            into[i] = source[i]
+        return True
+    for i in range(n):
+        into[i] = start[i]
+        if limited and not lows[i] <= start[i] <= highs[i]:
+            return False
+    return True
 
 
 @kernel()
@@ -267,13 +271,13 @@ def solve_target(
     max_step: float,
     tolerance: float,
     max_iterations: int,
+    pull: float,
     tx: float,
     ty: float,
     angles: np.ndarray,
     joints: np.ndarray,
     work: np.ndarray,
     trace: np.ndarray,
-    trace_angles: np.ndarray,
 ) -> tuple[float, float, bool, int, int]:
     """One target from the start pose in ``angles[0]``: scale in, :func:`iterate`, scale out.
 
@@ -303,11 +307,11 @@ def solve_target(
         min_error,
         unit_tol,
         max_iterations,
+        pull,
         angles,
         joints,
         work,
         trace,
-        trace_angles,
     )
     final = joints[0]
     for i in range(n + 1):
@@ -319,40 +323,52 @@ def solve_target(
         min_error = gap_to_annulus(norm(tx, ty), inner, outer)
         code = CONVERGED if error <= tolerance else UNREACHABLE
         if trace.shape[0] > 0:
-            trace[0] = error
+            trace[0, 0] = error
         return error, min_error, reachable, iterations, code
     for k in range(min(iterations + 1, trace.shape[0])):
-        trace[k] = times(trace[k], e, up)
+        trace[k, 0] = times(trace[k, 0], e, up)
     return times(error, e, up), times(min_error, e, up), reachable, iterations, code
 
 
 @kernel()
-def chain_units(lengths: np.ndarray, outer: float) -> tuple[np.ndarray, int, float, float]:
-    """Lengths divided by ``2**e``, the power of two at ΣL, with ``e`` and the factors."""
+def chain_units(lengths: np.ndarray, outer: float, unit: np.ndarray) -> tuple[int, float, float]:
+    """Lengths divided by ``2**e`` (the power of two at ΣL) into ``unit``; ``e`` and the
+    factors ``2**e``, ``2**-e`` (:func:`power_of_two`)."""
     e = math.frexp(outer)[1]
     up = power_of_two(e)
     down = power_of_two(-e)
-    unit = np.empty(lengths.size)
     for i in range(lengths.size):
         unit[i] = times(lengths[i], -e, down)
-    return unit, e, up, down
+    return e, up, down
+
+
+@kernel()
+def workspace(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """One allocation for a target's scratch: unit lengths (n), angles (2, n), joints
+    (2, n + 1, 2), the step's work (STEP_ROWS, n)."""
+    space = np.empty((3 + STEP_ROWS) * n + 4 * (n + 1))
+    unit = space[:n]
+    angles = space[n : 3 * n].reshape((2, n))
+    work = space[3 * n : (3 + STEP_ROWS) * n].reshape((STEP_ROWS, n))
+    joints = space[(3 + STEP_ROWS) * n :].reshape((2, n + 1, 2))
+    return unit, angles, joints, work
 
 
 _ONE = (
-    "Tuple((float64, float64, boolean, int64, int64))(int64, float64[::1], float64, float64,"
-    " float64[:, ::1], float64[::1], int64, float64, float64, int64, float64, float64,"
-    " float64, float64[::1], float64[::1], float64[:, ::1])"
+    "Tuple((float64, float64, boolean, int64, int64))(int64, float64[::1], boolean, float64,"
+    " float64, boolean, int64, float64, float64, int64, float64, float64, float64,"
+    " float64[::1], float64, float64[::1], float64[:, ::1])"
 )
 
 
 @kernel(_ONE)
 def solve_one(
     method: int,
-    lengths: np.ndarray,
+    data: np.ndarray,
+    limited: bool,
     outer: float,
     inner: float,
-    limits: np.ndarray,
-    start: np.ndarray,
+    has_start: bool,
     bend: int,
     tx: float,
     ty: float,
@@ -360,24 +376,31 @@ def solve_one(
     tolerance: float,
     damping: float,
     max_step: float,
-    out: np.ndarray,
+    rest: np.ndarray,
+    pull: float,
+    buffer: np.ndarray,
     trace: np.ndarray,
-    trace_angles: np.ndarray,
 ) -> tuple[float, float, bool, int, int]:
-    """One target. ``limits`` (n, 2) or (0, 2) for none; ``start`` (n,) or (0,) for the
-    bent default. Writes the angles (n) and the joints (n + 1, 2) into ``out``.
+    """One target.
+
+    ``data`` (3n,) holds the lengths, then each joint's lower and upper limit (used
+    where ``limited``). ``buffer`` (3n + 2) holds the start pose in its first n
+    entries when ``has_start`` (else the bent default is used), and gets the answer:
+    the angles (n), then the joints (n + 1, 2). ``rest`` (n) is the rest pose, pulled
+    with gain ``pull`` (DLS; 0 and any array for none). ``trace``: see :func:`iterate`.
 
     Returns ``(error, min_error, reachable, iterations, code)``.
     """
-    n = lengths.size
-    limited = limits.shape[0] > 0
-    lows = limits[:, 0]
-    highs = limits[:, 1]
-    unit, e, up, down = chain_units(lengths, outer)
-    angles = np.empty((2, n))
-    joints = np.empty((2, n + 1, 2))
-    work = np.empty((STEP_ROWS, n))
-    start_pose(start.reshape((-1, n)), 0, bend, limited, lows, highs, angles[0])
+    n = data.size // 3
+    lengths = data[:n]
+    lows = data[n : 2 * n]
+    highs = data[2 * n :]
+    unit, angles, joints, work = workspace(n)
+    e, up, down = chain_units(lengths, outer, unit)
+    if pull > 0.0:
+        work[REST_ROW, :] = rest
+    if not start_pose(has_start, buffer, bend, limited, lows, highs, angles[0]):
+        return 0.0, 0.0, False, 0, OUTSIDE_LIMITS
     result = solve_target(
         method,
         lengths,
@@ -394,36 +417,36 @@ def solve_one(
         max_step,
         tolerance,
         max_iterations,
+        pull,
         tx,
         ty,
         angles,
         joints,
         work,
         trace,
-        trace_angles,
     )
     for i in range(n):
-        out[i] = angles[0, i]
+        buffer[i] = angles[0, i]
     for i in range(n + 1):
-        out[n + 2 * i] = joints[0, i, 0]
-        out[n + 2 * i + 1] = joints[0, i, 1]
+        buffer[n + 2 * i] = joints[0, i, 0]
+        buffer[n + 2 * i + 1] = joints[0, i, 1]
     return result
 
 
 _MANY = (
-    "void(int64, float64[::1], float64, float64, float64[:, ::1], float64[:, ::1], int64,"
-    " float64[:, ::1], int64, float64, float64, float64, float64[:, ::1], float64[:, :, ::1],"
-    " float64[::1], float64[::1], boolean[::1], int64[::1], int64[::1], float64[:, ::1],"
-    " float64[:, :, ::1])"
+    "void(int64, float64[::1], boolean, float64, float64, float64[:, ::1], int64,"
+    " float64[:, ::1], int64, float64, float64, float64, float64[::1], float64,"
+    " float64[:, ::1], float64[:, :, ::1], float64[::1], float64[::1], boolean[::1],"
+    " int64[::1], int64[::1], float64[:, :, ::1])"
 )
 
 
 def _solve_many(
     method: int,
-    lengths: np.ndarray,
+    data: np.ndarray,
+    limited: bool,
     outer: float,
     inner: float,
-    limits: np.ndarray,
     starts: np.ndarray,
     bend: int,
     targets: np.ndarray,
@@ -431,6 +454,8 @@ def _solve_many(
     tolerance: float,
     damping: float,
     max_step: float,
+    rest: np.ndarray,
+    pull: float,
     angles_out: np.ndarray,
     joints_out: np.ndarray,
     error: np.ndarray,
@@ -439,31 +464,28 @@ def _solve_many(
     iterations: np.ndarray,
     codes: np.ndarray,
     trace: np.ndarray,
-    trace_angles: np.ndarray,
 ) -> None:
-    """Many targets (B, 2), in chunks over the cores; ``starts`` (B, n), (1, n) or (0, n).
-
-    ``trace`` (B, room) and ``trace_angles`` (B, room, n), or with B = 0 for none;
-    entries after a target stopped are NaN.
+    """Many targets (B, 2), in chunks over the cores; ``starts`` (B, n), (1, n) or
+    (0, n) for the bent default. ``trace`` (B, room, 1 + n) as in :func:`iterate`, or
+    (0, 0, 1 + n) for none; rows after a target stopped are NaN.
     """
-    n = lengths.size
+    n = data.size // 3
+    lengths = data[:n]
+    lows = data[n : 2 * n]
+    highs = data[2 * n :]
     count = targets.shape[0]
-    limited = limits.shape[0] > 0
-    lows = limits[:, 0]
-    highs = limits[:, 1]
-    unit, e, up, down = chain_units(lengths, outer)
     recording = trace.shape[0] > 0
     chunks = min(count, CHUNKS)
     for chunk in numba.prange(chunks):
-        angles = np.empty((2, n))
-        joints = np.empty((2, n + 1, 2))
-        work = np.empty((STEP_ROWS, n))
-        no_trace = np.empty(0)
-        no_trace_angles = np.empty((0, n))
+        unit, angles, joints, work = workspace(n)
+        e, up, down = chain_units(lengths, outer, unit)
+        if pull > 0.0:
+            work[REST_ROW, :] = rest
+        no_trace = np.empty((0, n + 1))
         for b in range(chunk * count // chunks, (chunk + 1) * count // chunks):
-            start_pose(starts, b, bend, limited, lows, highs, angles[0])
-            row = trace[b] if recording else no_trace
-            row_angles = trace_angles[b] if recording else no_trace_angles
+            start = starts[b if starts.shape[0] > 1 else 0] if starts.shape[0] > 0 else unit
+            start_pose(starts.shape[0] > 0, start, bend, limited, lows, highs, angles[0])
+            rows = trace[b] if recording else no_trace
             result = solve_target(
                 method,
                 lengths,
@@ -480,20 +502,19 @@ def _solve_many(
                 max_step,
                 tolerance,
                 max_iterations,
+                pull,
                 targets[b, 0],
                 targets[b, 1],
                 angles,
                 joints,
                 work,
-                row,
-                row_angles,
+                rows,
             )
             error[b], min_error[b], reachable[b], iterations[b], codes[b] = result
             angles_out[b, :] = angles[0]
             joints_out[b, :, :] = joints[0]
             if recording:
-                row[iterations[b] + 1 :] = np.nan
-                row_angles[iterations[b] + 1 :, :] = np.nan
+                rows[iterations[b] + 1 :, :] = np.nan
 
 
 def _renamed(function: Callable[..., Any], name: str) -> Callable[..., Any]:

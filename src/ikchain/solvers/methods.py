@@ -19,7 +19,9 @@ OPTIONS: dict[str, frozenset[str]] = {
         {"init", "bend", "max_iterations", "tolerance", "damping", "max_step", "trace"}
     ),
     "fabrik": frozenset({"init", "bend", "max_iterations", "tolerance", "trace"}),
-    "dls": frozenset({"init", "bend", "max_iterations", "tolerance", "damping", "trace"}),
+    "dls": frozenset(
+        {"init", "bend", "max_iterations", "tolerance", "damping", "trace", "rest", "rest_weight"}
+    ),
 }
 
 #: Methods that honour joint limits (the others refuse a chain that has them).
@@ -30,6 +32,8 @@ BONES: dict[str, int | None] = {"analytic": 2, "ccd": None, "fabrik": None, "dls
 DEFAULT_MAX_ITERATIONS = 200
 DEFAULT_TOLERANCE = 1e-9
 DEFAULT_DAMPING = 1.0
+#: ``dls`` with a rest pose: each iteration pulls w / (1 + w) of the way toward it.
+DEFAULT_REST_WEIGHT = 1.0
 #: Each joint of the default start pose bends by this much (rad), times ``bend``:
 #: slightly bent, never the collinear all-zero pose on which CCD stalls.
 START_BEND = 0.2

@@ -1,8 +1,9 @@
 """Convergence against reach: iterations to a tolerance as the target nears full extension.
 
 This is the one computation behind both the bench's convergence-against-reach figure
-and the lesson's table 2b, so that the two can never disagree. It returns data and
-prints nothing; :mod:`ikchain.bench` and the lesson format it.
+and the lesson's table 2b, so that the two can never disagree: part of the library,
+which both import. It returns data and prints nothing; :mod:`ikchain.bench` and the
+lesson format it.
 
 Near full extension the chain is near a singular pose: every joint's turn moves the tip
 almost along the same line (tangent to the reach circle), so the tip Jacobian's
