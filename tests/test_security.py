@@ -72,18 +72,24 @@ def test_start_poses_count_as_solves(client, changes, message):
     assert message in response.json()["error"]
 
 
-def test_the_caps_admit_exactly_their_work():
-    bones = 3
-    iterations = CAPS["max_work"] // bones
-    at_cap = {"lengths": [0.5] * bones, "target": [0.3, 0.4], "iterations": iterations}
-    assert protocol.parse_solve(at_cap).work == CAPS["max_work"]
-    with pytest.raises(RequestError, match="bones × iterations"):
-        protocol.parse_solve({**at_cap, "iterations": iterations + 1})
-    batch = CAPS["max_batch_work"] // (bones * 200)
-    at_batch_cap = {"lengths": [0.5] * bones, "target": [[0.3, 0.4]] * batch}
-    assert protocol.parse_solve(at_batch_cap).work == batch * bones * 200
-    with pytest.raises(RequestError, match="solves × bones × iterations"):
-        protocol.parse_solve({**at_batch_cap, "target": [[0.3, 0.4]] * (batch + 1)})
+def test_the_caps_admit_exactly_their_work(monkeypatch):
+    monkeypatch.setitem(CAPS, "max_work", 1_000)
+    monkeypatch.setitem(CAPS, "max_batch_work", 1_200)
+    at_cap = {"lengths": [0.5] * 3, "target": [0.3, 0.4], "iterations": 333}
+    assert protocol.parse_solve(at_cap).work == 999
+    with pytest.raises(RequestError, match=r"bones × iterations <= 1,000, got 1,002"):
+        protocol.parse_solve({**at_cap, "iterations": 334})
+    batch = {"lengths": [0.5] * 2, "target": [[0.3, 0.4]] * 3}  # 3 × 2 × 200 (the default)
+    assert protocol.parse_solve(batch).work == 1_200
+    with pytest.raises(RequestError, match=r"solves × bones × iterations <= 1,200, got 1,600"):
+        protocol.parse_solve({**batch, "target": [[0.3, 0.4]] * 4})
+
+
+def test_one_solve_may_use_every_bone_and_iteration():
+    """The README's claim: max_work = max_bones × max_iterations."""
+    bones, iterations = CAPS["max_bones"], CAPS["max_iterations"]
+    request = {"lengths": [0.1] * bones, "target": [1.0, 0.0], "iterations": iterations}
+    assert protocol.parse_solve(request).work == bones * iterations == CAPS["max_work"]
 
 
 def test_a_full_batch_reply_stays_under_its_bound(client):

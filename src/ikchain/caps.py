@@ -5,9 +5,10 @@ A request over a cap is refused before any work, with a message naming the cap. 
 is counted over the broadcast batch: solves (targets × start poses) × bones ×
 iterations (the budget asked for; 1 for the closed form). The work caps come from a
 time budget: a request at the caps must finish in at most ``BUDGET_MS`` on the
-machine the README names, measured by ``ikchain bench caps``. A single solve (one
-target, one start pose) runs a scalar loop and a batch runs numpy over the batch,
-whose fixed cost per iteration makes small batches dearer per unit: hence two caps.
+machine the README names, measured by ``ikchain bench caps`` (through the server's
+request path, on one solver thread as the server's heavy-request process runs). A
+batch pays per solve for its result and its reply, so a unit of batch work costs
+more than a unit of one solve: hence two work caps.
 """
 
 from __future__ import annotations
@@ -22,8 +23,8 @@ CAPS: dict[str, int] = {
     "max_bones": 32,
     "max_iterations": 5_000,
     "max_targets": 256,  # solves in one /api/solve batch: targets × start poses
-    "max_work": 12_000,  # one solve: bones × iterations
-    "max_batch_work": 1_200,  # a batch: solves × bones × iterations
+    "max_work": 160_000,  # one solve: bones × iterations (= max_bones × max_iterations)
+    "max_batch_work": 100_000,  # a batch: solves × bones × iterations
 }
 
 #: Start angles beyond ±MAX_ANGLE rad are refused: their sums overflow, and their

@@ -125,7 +125,9 @@ def build_parser() -> argparse.ArgumentParser:
     commands.add_parser(
         "bench",
         help="benchmarks: 'ikchain bench [--quick] ...' (solvers and peers), "
-        "'ikchain bench lesson ...' (server frame time, drag-to-redraw); --help for each",
+        "'ikchain bench lesson ...' (server frame time, drag-to-redraw, --fairness, "
+        "--clients N), 'ikchain bench caps' (the caps against the time budget); "
+        "--help for each",
         add_help=False,
     )
 
@@ -234,6 +236,10 @@ def _run_bench(argv: list[str]) -> int:
         from ikchain.bench.lesson import main as lesson_bench
 
         return lesson_bench(argv[1:])
+    if argv[:1] == ["caps"]:
+        from ikchain.bench.server import caps_main
+
+        return caps_main(argv[1:])
     from ikchain.bench import main as bench_main
 
     return bench_main(argv)

@@ -105,7 +105,8 @@ def frame_body(state: dict[str, Any], target: Sequence[float], init: Any) -> dic
         "iterations": state["iterations"] if "iterations" in takes else None,
         "tolerance": state["tolerance"] if "tolerance" in takes else None,
         "damping": state["damping"] if "damping" in takes else None,
-        "bend": state["bend"] if ("bend" in takes and warm is None) else None,
+        # the page sends the bend direction with every frame (frames.keep_bend)
+        "bend": state["bend"] if "bend" in takes else None,
         "smoothing": None,
         "previous_target": None,
         "family": None,
@@ -369,15 +370,52 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--no-websocket", action="store_true", help="skip the WebSocket runs")
     parser.add_argument("--no-browser", action="store_true", help="skip the Chromium runs")
     parser.add_argument("--json", type=Path, help="also write the results as JSON here")
+    parser.add_argument(
+        "--clients",
+        type=int,
+        help="instead: N WebSocket clients dragging at 60 Hz (classroom load)",
+    )
+    parser.add_argument(
+        "--fairness",
+        action="store_true",
+        help="instead: an honest drag's p99 alone and beside --abusers clients at the caps",
+    )
+    parser.add_argument("--abusers", type=int, default=16, help="with --fairness (default 16)")
+    parser.add_argument(
+        "--seconds", type=float, default=20.0, help="with --clients / --fairness (default 20)"
+    )
+    parser.add_argument("--workers", type=int, default=1, help="with --clients: server processes")
     args = parser.parse_args(argv)
     if args.frames < 10:
         parser.error(f"--frames: expected at least 10, got {args.frames}")
+    if args.clients is not None or args.fairness:
+        return _server_main(args)
     browser = not args.no_browser
     if browser and not Path(CHROMIUM).exists():
         print(f"{CHROMIUM} is missing: skipping the browser runs", file=sys.stderr)
         browser = False
     results = run(args.frames, websocket=not args.no_websocket, browser=browser)
     print(format_results(results))
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+    return 0
+
+
+def _server_main(args: argparse.Namespace) -> int:
+    """``--clients N`` and ``--fairness``: see :mod:`ikchain.bench.server`."""
+    from ikchain.bench import server
+
+    if not 1 <= args.seconds <= 600:
+        print(f"--seconds: expected 1 to 600, got {args.seconds:g}", file=sys.stderr)
+        return 2
+    results: dict[str, Any] = {}
+    if args.fairness:
+        results["fairness"] = server.run_fairness(args.seconds, args.abusers)
+        print(server.format_fairness(results["fairness"]))
+    if args.clients is not None:
+        results["load"] = server.run_load(args.clients, args.seconds, args.workers)
+        print(server.format_load(results["load"]))
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")

@@ -105,6 +105,7 @@ def _cell(kind: str, value: Any, words: dict[str, str]) -> str:
         "ratio": lambda v: format_number(v, 4),
         "count": lambda v: str(int(v)),
         "cond": lambda v: format_number(v, 2),
+        "sci": lambda v: f"{v:.1e}",  # a column of errors spanning many decades
         "yesno": lambda v: words["yes"] if v else words["no"],
         "status": lambda v: words.get(str(v), str(v)),
         "text": str,
@@ -512,7 +513,7 @@ def _table3() -> TableData:
         "s23",
         "table",
         rows,
-        ("text", "point6", "m", "point6", "m", "m"),
+        ("text", "point6", "m", "point6", "m", "sci"),
         facts,
         links,
     )

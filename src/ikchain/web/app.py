@@ -15,9 +15,10 @@ started for (else 400: DNS rebinding), only same-origin browsers (a WebSocket or
 POST whose ``Origin`` is another site gets 403), only JSON bodies (415), and the
 security headers (:data:`SECURITY_HEADERS`) on every HTTP answer.
 
-Where the work runs (:class:`Workers`): a request is parsed and, when it is light (one
-solve of at most :data:`LIGHT_WORK` units), solved on a small thread pool in this
-process; anything heavier goes to a separate process, one request at a time, with at
+Where the work runs (:class:`Workers`): a request of at most :data:`LIGHT_BYTES` is
+parsed and, when it is light (one solve of at most :data:`LIGHT_WORK` units), solved
+on a small thread pool in this process; anything longer or heavier goes to a separate
+process, one request at a time, with at
 most :data:`HEAVY_QUEUE` waiting (then 429). A WebSocket handles one message at a time.
 So a client asking for the most the caps allow slows itself, not the others' drags.
 
@@ -51,6 +52,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from ikchain.caps import CAPS
 from ikchain.lesson.content import DEFAULT_LANG, LANGS, page_context
+from ikchain.solvers import compile_kernels
 from ikchain.web.protocol import Heavy, Reply, RequestError, error_reply, respond, warm
 
 logger = logging.getLogger("ikchain.web")
@@ -58,7 +60,9 @@ logger = logging.getLogger("ikchain.web")
 #: Host names served unless told otherwise (``ikchain lesson --allowed-host``).
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
 #: One solve of at most this many units of work (bones × iterations) runs in-process.
-LIGHT_WORK = 1_000
+LIGHT_WORK = 2_000
+#: A body longer than this is not even parsed here (a drag frame is ~400 bytes).
+LIGHT_BYTES = 4_096
 #: Threads for light requests (the solvers hold the GIL: more would only interleave).
 LIGHT_THREADS = 2
 #: Processes for heavy requests, and how many heavy requests may wait for them.
@@ -124,6 +128,21 @@ async def page(request: Request) -> Response:
 # -- Where the work runs ---------------------------------------------------------------------
 
 
+def limit_solver_threads() -> None:
+    """One thread for numba's parallel batch loops, so the heavy-request process leaves
+    the other cores to the drags."""
+    import numba
+
+    numba.set_num_threads(1)
+
+
+def start_heavy_process() -> None:
+    """Initializer of the heavy-request process: one solver thread, kernels ready."""
+    limit_solver_threads()
+    compile_kernels()
+    warm()
+
+
 class Workers:
     """Light requests on a small thread pool here; heavy ones in a separate process."""
 
@@ -140,7 +159,7 @@ class Workers:
             self.heavy = ProcessPoolExecutor(
                 self.heavy_processes,
                 mp_context=multiprocessing.get_context("spawn"),
-                initializer=warm,
+                initializer=start_heavy_process,
             )
 
     def close(self) -> None:
@@ -152,10 +171,12 @@ class Workers:
     async def respond(self, route: str, body: bytes | str) -> Reply:
         self.start()
         loop = asyncio.get_running_loop()
-        light = functools.partial(respond, route, body, max_work=LIGHT_WORK)
-        answer = await loop.run_in_executor(self.light, light)
-        if not isinstance(answer, Heavy):
-            return answer
+        answer: Reply | Heavy = Heavy()
+        if len(body) <= LIGHT_BYTES:
+            light = functools.partial(respond, route, body, max_work=LIGHT_WORK)
+            answer = await loop.run_in_executor(self.light, light)
+            if not isinstance(answer, Heavy):
+                return answer
         if self.waiting >= HEAVY_QUEUE:
             return error_reply(
                 route,
@@ -330,6 +351,7 @@ def build_app(
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        await run_in_threadpool(compile_kernels)  # before serving: the first drag is fast
         workers.start()
         try:
             yield

@@ -1,0 +1,400 @@
+"""The lesson server under load and abuse (issue 7). Benchmarks, not tests.
+
+1. **Caps against the time budget** (``ikchain bench caps``): the slowest request the
+   caps admit, for every method, number of bones and batch size, each asking for the
+   most work its cap allows toward hard targets (near full reach, a tolerance of
+   1e-300 so nothing stops early), timed through the server's own request path
+   (:func:`ikchain.web.protocol.respond`: decode, check, solve, encode) on one thread
+   as the server's heavy-request process runs it. Goal: the slowest ≤
+   :data:`ikchain.caps.BUDGET_MS`.
+2. **Fairness** (``ikchain bench lesson --fairness``): an honest client drags at
+   60 Hz over the WebSocket (one frame in flight, like the page); its round-trip p99
+   alone, then with 16 abusive clients sending requests at the caps as fast as the
+   server answers them (half as ``POST /api/solve`` batches, half as WebSocket
+   frames). Goal: p99 with abuse ≤ 3 × p99 alone.
+3. **Classroom load** (``ikchain bench lesson --clients 50``): N clients dragging at
+   60 Hz for a bounded time; frames served per second of those asked, and p99.
+   Goal: p99 ≤ 16 ms.
+
+The server runs as ``ikchain lesson`` in a child process (``--workers`` as asked);
+the clients run here, on asyncio. Both share the machine: the figures include the
+clients' own cost. The functions return plain data; only the ``main`` functions print.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import math
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ikchain.bench.lesson import drag_path, frame_body, percentiles, sections
+
+#: Goals of issue 7.
+FAIRNESS_GOAL = 3.0
+LOAD_GOAL_MS = 16.0
+DRAG_HZ = 60.0
+
+
+# -- 1. The caps against the time budget ----------------------------------------------------
+
+
+def requests_at_caps() -> Iterator[tuple[str, dict[str, Any]]]:
+    """(label, request) for each method × bones × batch size, at the most work its
+    caps admit, toward targets near full reach and a tolerance nothing meets."""
+    from ikchain.caps import CAPS
+    from ikchain.web.protocol import reply_bytes_bound
+
+    rng = np.random.default_rng(7)
+    for method in ("analytic", "ccd", "fabrik", "dls"):
+        for bones in (2, 3, 8, CAPS["max_bones"]):
+            if method == "analytic" and bones != 2:
+                continue
+            for solves in (1, 2, 8, 32, 64, CAPS["max_targets"]):
+                single = solves == 1
+                cap = CAPS["max_work"] if single else CAPS["max_batch_work"]
+                if method == "analytic":
+                    iterations = 1
+                else:
+                    iterations = min(CAPS["max_iterations"], cap // (bones * solves))
+                if iterations < 1 or bones * solves * iterations > cap:
+                    continue
+                if reply_bytes_bound(bones, solves) > CAPS["max_reply_bytes"]:
+                    continue  # refused before any work
+                lengths = rng.uniform(0.2, 1.0, bones)
+                angle = rng.uniform(-math.pi, math.pi, solves)
+                reach = 0.999 * lengths.sum()
+                points = np.stack([reach * np.cos(angle), reach * np.sin(angle)], axis=-1)
+                request: dict[str, Any] = {
+                    "lengths": lengths.tolist(),
+                    "target": points[0].tolist() if single else points.tolist(),
+                    "method": method,
+                }
+                if method != "analytic":
+                    request |= {"iterations": iterations, "tolerance": 1e-300}
+                label = f"{method} {bones} bones × {solves} × {iterations} it"
+                yield label, request
+
+
+def time_caps(repeats: int = 3) -> dict[str, Any]:
+    """Each request at the caps, timed through :func:`respond` (best of ``repeats``)."""
+    from ikchain.caps import BUDGET_MS, CAPS
+    from ikchain.web.app import limit_solver_threads
+    from ikchain.web.protocol import Reply, respond
+
+    limit_solver_threads()  # as in the heavy-request process
+    rows = []
+    for label, request in requests_at_caps():
+        body = json.dumps(request)
+        respond("solve", body)  # compile or load the kernel first
+        times = []
+        for _ in range(repeats):
+            start = time.perf_counter()
+            reply = respond("solve", body)
+            times.append((time.perf_counter() - start) * 1e3)
+            assert isinstance(reply, Reply)
+            if reply.status != 200:
+                raise RuntimeError(f"{label}: refused at the caps: {reply.text[:200]}")
+        rows.append({"request": label, "ms": min(times), "bytes": len(body)})
+    rows.sort(key=lambda row: -row["ms"])
+    return {"budget_ms": BUDGET_MS, "caps": dict(CAPS), "slowest": rows}
+
+
+def format_caps(results: dict[str, Any], top: int = 8) -> str:
+    rows = results["slowest"]
+    lines = [f"The slowest requests the caps admit (of {len(rows)}; ms, best of 3):"]
+    lines += [f"  {row['ms']:8.2f}  {row['request']}" for row in rows[:top]]
+    worst = rows[0]["ms"]
+    verdict = "met" if worst <= results["budget_ms"] else "NOT met"
+    lines.append(f"goal: slowest <= {results['budget_ms']:g} ms: {worst:.2f} ms, {verdict}")
+    return "\n".join(lines)
+
+
+def caps_main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="ikchain bench caps",
+        description="Time the slowest requests the server's caps admit against the budget.",
+    )
+    parser.add_argument("--json", type=Path, help="also write the results as JSON here")
+    args = parser.parse_args(argv)
+    results = time_caps()
+    print(format_caps(results))
+    _write(args.json, results)
+    return 0
+
+
+# -- The server and its clients ---------------------------------------------------------------
+
+
+@contextmanager
+def lesson_server(workers: int = 1) -> Iterator[tuple[str, int]]:
+    """``ikchain lesson`` in a child process on a free loopback port: (host, port)."""
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    child = subprocess.Popen(
+        [
+            *(sys.executable, "-m", "ikchain", "lesson", "--no-browser", "--port", "0"),
+            *("--workers", str(workers)),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        env=env,
+    )
+    try:
+        assert child.stdout is not None
+        line = child.stdout.readline()
+        if "serving on" not in line:
+            raise RuntimeError(f"the lesson server did not start: {line!r}")
+        port = int(line.split("http://127.0.0.1:")[1].split("/")[0])
+        asyncio.run(_wait_until_served("127.0.0.1", port))
+        yield "127.0.0.1", port
+    finally:
+        child.terminate()
+        child.wait(timeout=20)
+
+
+async def _wait_until_served(host: str, port: int, seconds: float = 60.0) -> None:
+    from websockets.asyncio.client import connect
+
+    deadline = time.monotonic() + seconds
+    state = sections()[1]
+    while True:
+        try:
+            async with connect(f"ws://{host}:{port}/ws") as ws:
+                await ws.send(json.dumps(frame_body(state, state["target"], None)))
+                await ws.recv()
+                return
+        except OSError:
+            if time.monotonic() > deadline:
+                raise
+            await asyncio.sleep(0.2)
+
+
+async def drag_client(
+    url: str, state: dict[str, Any], seconds: float, phase: int, hz: float = DRAG_HZ
+) -> dict[str, Any]:
+    """One page dragging at ``hz``: a frame per tick, one in flight, warm-started."""
+    from websockets.asyncio.client import connect
+
+    frames = max(2, int(seconds * hz))
+    path = drag_path(state["target"], frames + phase)[phase:]
+    samples: list[float] = []
+    asked = errors = 0
+    init = None
+    async with connect(url, max_size=2**22) as ws:
+        period = 1.0 / hz
+        next_at = time.perf_counter()
+        for index, target in enumerate(path):
+            now = time.perf_counter()
+            if now < next_at:
+                await asyncio.sleep(next_at - now)
+            next_at = max(next_at + period, time.perf_counter())
+            asked += 1
+            body = frame_body(state, target, init)
+            body["id"] = index
+            start = time.perf_counter()
+            await ws.send(json.dumps(body))
+            reply = json.loads(await ws.recv())
+            samples.append((time.perf_counter() - start) * 1e3)
+            if reply.get("ok"):
+                init = reply["frame"]["result"]["angles"]
+            else:
+                errors += 1
+    return {"samples": samples, "asked": asked, "errors": errors}
+
+
+async def abusive_ws_client(url: str, body: dict[str, Any], stop: asyncio.Event) -> int:
+    """Frames at the caps over the WebSocket, as fast as they are answered."""
+    from websockets.asyncio.client import connect
+
+    sent = 0
+    async with connect(url, max_size=2**22) as ws:
+        while not stop.is_set():
+            await ws.send(json.dumps(body))
+            await ws.recv()
+            sent += 1
+    return sent
+
+
+async def abusive_http_client(
+    host: str, port: int, body: dict[str, Any], stop: asyncio.Event
+) -> int:
+    """``POST /api/solve`` at the caps on one keep-alive connection, back to back."""
+    payload = json.dumps(body).encode()
+    request = (
+        f"POST /api/solve HTTP/1.1\r\nHost: {host}:{port}\r\n"
+        f"Content-Type: application/json\r\nContent-Length: {len(payload)}\r\n\r\n"
+    ).encode() + payload
+    reader, writer = await asyncio.open_connection(host, port)
+    sent = 0
+    try:
+        while not stop.is_set():
+            writer.write(request)
+            await writer.drain()
+            head = await reader.readuntil(b"\r\n\r\n")
+            length = 0
+            for line in head.split(b"\r\n"):
+                if line.lower().startswith(b"content-length:"):
+                    length = int(line.split(b":")[1])
+            await reader.readexactly(length)
+            sent += 1
+    finally:
+        writer.close()
+    return sent
+
+
+def at_caps_bodies() -> tuple[dict[str, Any], dict[str, Any]]:
+    """The abusers' requests, among the slowest ``ikchain bench caps`` finds: a CCD
+    frame of 32 bones at ``max_work`` and a FABRIK batch of 256 three-bone solves at
+    ``max_batch_work``, toward targets at 0.999 of full reach, where every iteration
+    still moves and nothing stops early."""
+    from ikchain.caps import CAPS
+
+    bones = CAPS["max_bones"]
+    frame = {
+        "lengths": [1.0 / bones] * bones,
+        "target": [0.999, 0.0],
+        "method": "ccd",
+        "iterations": min(CAPS["max_iterations"], CAPS["max_work"] // bones),
+        "tolerance": 1e-300,
+    }
+    solves = CAPS["max_targets"]
+    angles = np.linspace(-math.pi, math.pi, solves, endpoint=False)
+    batch = {
+        "lengths": [0.5, 0.3, 0.2],
+        "target": (0.999 * np.stack([np.cos(angles), np.sin(angles)], axis=-1)).tolist(),
+        "method": "fabrik",
+        "iterations": min(CAPS["max_iterations"], CAPS["max_batch_work"] // (3 * solves)),
+        "tolerance": 1e-300,
+    }
+    return frame, batch
+
+
+# -- 2. Fairness ------------------------------------------------------------------------------
+
+
+async def _fairness(host: str, port: int, seconds: float, abusers: int) -> dict[str, Any]:
+    url = f"ws://{host}:{port}/ws"
+    state = sections()[1]  # 2.2: CCD, two bones, the heaviest default drag
+    alone = await drag_client(url, state, seconds, phase=0)
+    stop = asyncio.Event()
+    frame, batch = at_caps_bodies()
+    tasks = [
+        asyncio.create_task(
+            abusive_http_client(host, port, batch, stop)
+            if i % 2
+            else abusive_ws_client(url, frame, stop)
+        )
+        for i in range(abusers)
+    ]
+    await asyncio.sleep(1.0)  # let the abuse build up
+    abused = await drag_client(url, state, seconds, phase=0)
+    stop.set()
+    served = await asyncio.gather(*tasks)
+    return {
+        "seconds": seconds,
+        "abusers": abusers,
+        "alone": percentiles(alone["samples"]),
+        "abused": percentiles(abused["samples"]),
+        "abusive_requests_served": int(sum(served)),
+        "errors": alone["errors"] + abused["errors"],
+    }
+
+
+def run_fairness(seconds: float = 10.0, abusers: int = 16) -> dict[str, Any]:
+    with lesson_server() as (host, port):
+        return asyncio.run(_fairness(host, port, seconds, abusers))
+
+
+def format_fairness(results: dict[str, Any]) -> str:
+    alone, abused = results["alone"], results["abused"]
+    ratio = abused["p99"] / alone["p99"]
+    verdict = "met" if ratio <= FAIRNESS_GOAL else "NOT met"
+    return "\n".join(
+        [
+            f"An honest 60 Hz drag (2.2, CCD) for {results['seconds']:g} s, WebSocket round "
+            "trip (ms):",
+            f"  alone:                    p50 {alone['p50']:.2f}  p99 {alone['p99']:.2f}  "
+            f"max {alone['max']:.2f}  ({alone['n']} frames)",
+            f"  with {results['abusers']} abusive clients:  p50 {abused['p50']:.2f}  "
+            f"p99 {abused['p99']:.2f}  max {abused['max']:.2f}  ({abused['n']} frames; "
+            f"{results['abusive_requests_served']} requests at the caps served meanwhile)",
+            f"goal: p99 with abuse <= {FAIRNESS_GOAL:g} × alone: {ratio:.2f} ×, {verdict}",
+        ]
+    )
+
+
+# -- 3. Classroom load ------------------------------------------------------------------------
+
+
+async def _load(host: str, port: int, clients: int, seconds: float) -> dict[str, Any]:
+    url = f"ws://{host}:{port}/ws"
+    states = sections()
+    start = time.perf_counter()
+    runs = await asyncio.gather(
+        *(
+            drag_client(url, states[i % len(states)], seconds, phase=(7 * i) % 60)
+            for i in range(clients)
+        )
+    )
+    elapsed = time.perf_counter() - start
+    samples = [sample for run in runs for sample in run["samples"]]
+    asked_rate = clients * DRAG_HZ
+    return {
+        "clients": clients,
+        "seconds": seconds,
+        "elapsed": elapsed,
+        "served_per_s": len(samples) / elapsed,
+        "asked_per_s": asked_rate,
+        "round_trip": percentiles(samples),
+        "errors": sum(run["errors"] for run in runs),
+    }
+
+
+def run_load(clients: int = 50, seconds: float = 20.0, workers: int = 1) -> dict[str, Any]:
+    import resource
+
+    before = resource.getrusage(resource.RUSAGE_SELF)
+    with lesson_server(workers) as (host, port):
+        result = asyncio.run(_load(host, port, clients, seconds))
+    after = resource.getrusage(resource.RUSAGE_SELF)
+    used = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+    return {
+        **result,
+        "workers": workers,
+        "cpus": os.cpu_count(),
+        "client_cpu_share": used / result["elapsed"],  # cores the clients kept busy
+    }
+
+
+def format_load(results: dict[str, Any]) -> str:
+    rt = results["round_trip"]
+    verdict = "met" if rt["p99"] <= LOAD_GOAL_MS else "NOT met"
+    return "\n".join(
+        [
+            f"{results['clients']} clients dragging at {DRAG_HZ:g} Hz for "
+            f"{results['seconds']:g} s, {results['workers']} server worker(s), "
+            f"{results['cpus']} CPUs:",
+            f"  served {results['served_per_s']:.0f} frames/s of {results['asked_per_s']:.0f} "
+            f"asked; round trip p50 {rt['p50']:.2f} ms, p99 {rt['p99']:.2f} ms, "
+            f"max {rt['max']:.2f} ms; {results['errors']} error replies; the clients "
+            f"themselves kept {results['client_cpu_share']:.2f} of a core busy",
+            f"goal: p99 <= {LOAD_GOAL_MS:g} ms: {verdict}",
+        ]
+    )
+
+
+def _write(path: Path | None, results: dict[str, Any]) -> None:
+    if path is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
