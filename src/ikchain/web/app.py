@@ -161,6 +161,7 @@ class Workers:
                 mp_context=multiprocessing.get_context("spawn"),
                 initializer=start_heavy_process,
             )
+            self.heavy.submit(int)  # start the process now, not at the first heavy request
 
     def close(self) -> None:
         for pool in (self.light, self.heavy):
