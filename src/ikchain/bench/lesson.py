@@ -17,6 +17,9 @@ Run::
     python -m ikchain.bench.lesson [--frames 300] [--no-browser] [--no-websocket]
                                    [--json PATH]
 
+``--fairness`` and ``--clients N`` run the server's load benchmarks instead (see
+:mod:`ikchain.bench.server`).
+
 The functions return plain data; only :func:`main` prints.
 """
 
