@@ -289,7 +289,7 @@ def test_tracking_claims_of_the_text_hold():
         ({"lengths": [0.1] * 33}, "lengths: expected at most"),
         ({"lengths": [0.1, -1]}, "lengths"),
         ({"lengths": "long"}, "lengths: expected a list"),
-        ({"lengths": [0.05] * 32, "frames_per_lap": 600, "budget": 64}, "motion: expected bones"),
+        ({"lengths": [0.05] * 32, "frames_per_lap": 240, "budget": 64}, "motion: expected bones"),
         ({"target": [1, 1]}, "request: expected keys among"),
         ({"lang": "de"}, "lang: expected one of"),
     ],
@@ -428,7 +428,7 @@ def test_page_has_section_25(client):
         html = client.get("/", params={"lang": lang}).text
         assert 'id="s25"' in html and 'id="fig-s25-choose"' in html
         assert 'class="limits-layer"' in html and html.count('class="limit-arc"') == 3
-        for table in ("table-limits", "table-motion-coherence"):
+        for table in ("table-limits", "table-rest", "table-motion-coherence"):
             assert f'id="{table}"' in html
         assert html.index('id="s24"') < html.index('id="s25"') < html.index('id="s26"')
 
@@ -465,3 +465,71 @@ def test_replay_and_motion_replies_stay_within_their_bound_and_the_cap(lengths):
         assert answer["ok"], answer
         size = len(json.dumps(answer, separators=(",", ":"), ensure_ascii=False).encode())
         assert size <= motion.reply_bytes_bound(n, 480) <= CAPS["max_reply_bytes"]
+
+
+# ------------------------------------------------------------- 2.5: preferred pose
+
+REST3 = np.radians(extras.REST_POSES_DEG[3])
+
+
+def test_frame_with_a_rest_pose_reaches_the_target_nearer_the_rest_pose():
+    plain = frame_of(target=[0.4, 0.8], method="dls", iterations=64)
+    pulled = frame_of(
+        target=[0.4, 0.8], method="dls", iterations=64, rest=REST3.tolist(), rest_weight=1.0
+    )
+    for frame in (plain, pulled):
+        assert frame["result"]["error"] <= 1e-9
+
+    def gap(frame):
+        d = np.array(frame["result"]["angles"]) - REST3
+        return np.max(np.abs((d + np.pi) % (2 * np.pi) - np.pi))
+
+    assert gap(pulled) < gap(plain)
+
+
+@pytest.mark.parametrize(
+    ("changes", "expected"),
+    [
+        ({"method": "ccd", "rest": REST3.tolist()}, "rest"),
+        ({"method": "dls", "rest": [0.1, 0.2]}, "rest"),
+        ({"method": "dls", "rest": REST3.tolist(), "rest_weight": -1}, "rest_weight"),
+        ({"method": "dls", "rest_weight": 1.0}, "rest_weight"),
+        ({"method": "dls", "rest": "relaxed"}, "rest"),
+    ],
+)
+def test_bad_rest_requests_get_a_message(changes, expected):
+    body = {"id": 2, "lengths": THREE, "target": [0.4, 0.8], **changes}
+    answer = frame_reply(json.dumps(body))
+    assert answer["ok"] is False and expected in answer["error"]
+
+
+def test_rest_table_matches_its_claims():
+    from ikchain.lesson.content import load_text
+
+    class S25:
+        key = "s25"
+
+    text = load_text("en")
+    table = extras.rest_table("", S25, text, None)["table"]
+    # the caption names the rest pose the table used
+    assert ", ".join(f"{a:g}°" for a in extras.REST_POSES_DEG[3]) in table["caption"]
+    by_target: dict = {}
+    for target, weight, angles, gap, error, iterations in table["values"]:
+        assert error <= 1e-9  # the pull never costs the target
+        by_target.setdefault(tuple(target), {})[weight] = (np.array(angles), gap, iterations)
+    for rows in by_target.values():
+        none, weak, strong = (rows[w] for w in extras.REST_WEIGHTS)
+        assert weak[1] <= none[1] + 1e-9 and strong[1] <= none[1] + 1e-9
+        assert abs(weak[1] - strong[1]) < 0.5  # same pose, whatever the weight
+        assert strong[2] < weak[2]  # the stronger pull gets there in fewer iterations
+    assert any(rows[0.0][1] - rows[1.0][1] > 20 for rows in by_target.values())
+
+
+def test_limits_in_the_text_are_the_presets():
+    from ikchain.lesson.content import load_text
+
+    arm = limits.PRESETS["arm"]
+    for lang in ("zh", "en"):
+        label = load_text(lang)["choose"]["limits_arm"]
+        for value in (*arm["root"], *arm["joint"]):
+            assert f"{value:g}°".replace("-", "−") in label

@@ -446,4 +446,46 @@ def test_section_25_without_scripts(page_no_js: Any, server_url: str) -> None:
     assert page_no_js.locator("#fig-s25 .limit-arc").count() == 3
     assert page_no_js.locator("#table-limits tbody tr").count() == 5
     assert page_no_js.locator("#table-motion-coherence tbody tr").count() == 6
-    assert page_no_js.locator("#fig-s25-choose select").is_disabled()
+    assert page_no_js.locator("#fig-s25-choose select[name=limits]").is_disabled()
+
+
+def test_preferred_pose_pulls_the_dls_chain(page: Any, server_url: str) -> None:
+    open_lesson(page, server_url)
+    fig = "fig-s25"
+    page.locator(f"#{fig}-choose select[name=limits]").select_option("free")
+    page.locator(f"#{fig} select[name=method]").select_option("dls")
+    wait_idle(page, fig)
+    ghost = page.locator(f"#{fig} .rest-pose")
+    assert ghost.get_attribute("visibility") == "hidden"
+    click_world(page, fig, 0.4, 0.8)
+    page.locator(f"#{fig} button[name=cold]").click()  # solve from the start pose
+    wait_idle(page, fig)
+    plain = page.evaluate("id => window.__ikchainFigures[id].state.frame", fig)
+
+    page.locator(f"#{fig}-choose select[name=rest]").select_option("1.0")
+    wait_idle(page, fig)
+    rest = page.evaluate("id => window.__ikchainChoose[id].restPose()", fig)
+    assert ghost.get_attribute("visibility") == "visible"
+    drawn = [[float(v) for v in p.split(",")] for p in ghost.get_attribute("points").split()]
+    assert drawn == rest["joints"]
+    body = page.evaluate("id => window.__ikchainFigures[id].body()", fig)
+    assert body["rest"] == rest["angles"] and body["rest_weight"] == 1.0
+    page.locator(f"#{fig} button[name=cold]").click()
+    wait_idle(page, fig)
+    pulled = page.evaluate("id => window.__ikchainFigures[id].state.frame", fig)
+    assert pulled["result"]["error"] <= 1e-9 and plain["result"]["error"] <= 1e-9
+
+    def gap(frame):
+        return max(
+            abs(math.remainder(a - r, 2 * math.pi))
+            for a, r in zip(frame["result"]["angles"], rest["angles"], strict=True)
+        )
+
+    assert gap(pulled) < gap(plain) - math.radians(20)
+    # CCD takes no rest pose: the page says so, and sends none.
+    page.locator(f"#{fig} select[name=method]").select_option("ccd")
+    wait_idle(page, fig)
+    note = page.locator(f"#{fig}-choose .choose-note").text_content()
+    assert note == load_text("en")["choose"]["rest_note"]
+    assert ghost.get_attribute("visibility") == "hidden"
+    assert page.locator(f"#{fig} .fig-error").is_hidden()

@@ -150,12 +150,15 @@ SECTIONS: tuple[Section, ...] = (
         3,
         "ccd",
         (0.9, 0.5),
+        extra_controls=("cold",),
         blocks=(
             ("text", "intro"),
             ("figure", ""),
             ("choose", ""),
             ("text", "limits"),
             ("limits-table", ""),
+            ("text", "rest"),
+            ("rest-table", ""),
             ("text", "coherence"),
             ("motion", "coherence"),
             ("coherence-table", "coherence"),
@@ -392,6 +395,7 @@ def figure_view(section: Section, text: dict[str, Any]) -> dict[str, Any]:
     limits = extras.limits_options(section.key)  # 2.5: joint limits, drawn under the chain
     if limits is not None:
         figure["options"]["limits"] = limits
+        figure["options"]["rest"] = extras.rest_options(section.key)
         svg = extras.decorate_figure_svg(svg, section.key, frame, section.bones, figure["id"])
     return {**figure, "svg": svg}
 
@@ -450,6 +454,7 @@ def _page_context(lang: str) -> dict[str, Any]:
             "readings": text["readings"],
             "controls": text["controls"],
             "messages": text["messages"],
+            "page": {"load_row": text["page"]["load_row"]},
             "replay": text["replay"],
             "motion": text["motion"],
             "choose": text["choose"],

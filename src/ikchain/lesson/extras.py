@@ -14,6 +14,7 @@ import numpy as np
 
 from ikchain.chain import Chain
 from ikchain.formatting import format_degrees, format_number, format_point
+from ikchain.kinematics import joints_from_angles
 from ikchain.lesson import limits, motion, plots, replay
 from ikchain.lesson.tables import LENGTHS_BY_BONES
 from ikchain.solvers import solve
@@ -270,13 +271,14 @@ def decorate_figure_svg(
 
 
 def choose_block(name: str, section: Any, text: dict[str, Any], figure: Any) -> dict[str, Any]:
-    """The 2.5 panel under the figure: the limits control (and the rest-pose bias)."""
+    """The 2.5 panel under the figure: the joint limits and the preferred pose's pull."""
     return {
         "kind": "choose",
         "choose": {
             "figure": figure["id"],
             "presets": list(limits.PRESETS),
             "default": LIMIT_PRESET,
+            "weights": list(REST_WEIGHTS),
         },
     }
 
@@ -386,3 +388,75 @@ BLOCKS["coherence-table"] = coherence_table
 
 #: The block kinds that are tables (``ikchain tables`` prints them too).
 TABLE_BLOCKS = ("limits-table", "coherence-table", "motion-table")
+
+
+# -- 2.5: the preferred (rest) pose -----------------------------------------------------
+
+#: The preferred pose per bone count (degrees): a relaxed, gently curled chain, inside
+#: the "arm" limits so that both can be on together.
+REST_POSES_DEG: dict[int, tuple[float, ...]] = {
+    2: (10.0, 60.0),
+    3: (10.0, 60.0, 60.0),
+    4: (10.0, 45.0, 45.0, 45.0),
+}
+#: The pull strengths the page offers (``rest_weight``; 0 sends no rest pose).
+REST_WEIGHTS = (0.0, 0.1, 1.0)
+#: Targets of Table ⑤b (m).
+REST_TARGETS = ((0.4, 0.8), (-0.5, 0.6), (1.1, -0.2))
+REST_ITERATIONS = 500
+
+
+def rest_options(section_key: str) -> dict[str, Any] | None:
+    """For the page: each bone count's rest pose (rad) and its joints, and the weights."""
+    if section_key != "s25":
+        return None
+    poses = {}
+    for bones, degrees in REST_POSES_DEG.items():
+        angles = np.radians(degrees)
+        joints = joints_from_angles(np.array(LENGTHS_BY_BONES[bones]), angles[None, :])[0]
+        poses[str(bones)] = {"angles": angles.tolist(), "joints": joints.tolist()}
+    return {"poses": poses, "weights": list(REST_WEIGHTS)}
+
+
+def _wrapped_gap_deg(a: np.ndarray, b: np.ndarray) -> float:
+    """Largest joint-angle difference between two poses (°), wrapped to ±180°."""
+    gap = (np.asarray(a) - np.asarray(b) + np.pi) % (2 * np.pi) - np.pi
+    return float(np.degrees(np.max(np.abs(gap))))
+
+
+def rest_table(name: str, section: Any, text: dict[str, Any], figure: Any) -> dict[str, Any]:
+    """Table ⑤b: DLS from the start pose, without and with the pull toward the rest pose."""
+    chain = Chain(LENGTHS_BY_BONES[3])
+    rest = np.radians(REST_POSES_DEG[3])
+    words = text["choose"]
+    rows, values = [], []
+    for target in REST_TARGETS:
+        for weight in REST_WEIGHTS:
+            extra = {} if weight == 0.0 else {"rest": rest, "rest_weight": weight}
+            result = solve(chain, target, "dls", max_iterations=REST_ITERATIONS, **extra)
+            gap = _wrapped_gap_deg(result.angles, rest)
+            values.append(
+                [target, weight, result.angles.tolist(), gap, result.error, result.iterations]
+            )
+            rows.append(
+                [
+                    format_point(target, 2),
+                    words["rest_off"] if weight == 0.0 else format_number(weight, 1),
+                    format_degrees(result.angles, 1),
+                    format_number(gap, 1),
+                    format_number(result.error, 6),
+                    str(result.iterations),
+                ]
+            )
+    table = {
+        "id": "table-rest",
+        "caption": text[section.key]["rest_caption"],
+        "columns": text[section.key]["rest_columns"],
+        "rows": rows,
+        "values": values,
+    }
+    return {"kind": "table", "table": _named(table, text)}
+
+
+BLOCKS["rest-table"] = rest_table
+TABLE_BLOCKS = (*TABLE_BLOCKS, "rest-table")

@@ -35,9 +35,9 @@ FRAMES_PER_LAP = (60, 120, 240)
 #: Iteration budgets per frame the page offers.
 BUDGETS = (1, 2, 4, 8, 16, 64)
 #: Caps on one request: frames per lap, and bones × iterations × frames × methods.
-MAX_FRAMES_PER_LAP = 600
+MAX_FRAMES_PER_LAP = 240
 MAX_BUDGET = 64
-MAX_MOTION_WORK = 300_000
+MAX_MOTION_WORK = 280_000
 #: A frame counts as "on target" when its error is within this of the best possible.
 ON_TARGET = 1e-6
 #: The tracking chart's floor: smaller errors are rounding, drawn on its bottom edge.
@@ -246,7 +246,7 @@ def motion_view(request: MotionRequest, words: dict[str, str]) -> dict[str, Any]
             "joints": np.round(tr.joints, POSITION_DECIMALS).tolist(),
             "errors": [format_number(float(e), 6) for e in tr.error],
             "summary": format_summary(s),
-            "y": [round(chart.place(i, e)[1], 2) for i, e in enumerate(tr.error.tolist())],
+            "y": np.round(chart.place_all(np.arange(frames), tr.error)[1], 2).tolist(),
         }
     return {
         "path": request.path,
@@ -262,7 +262,7 @@ def motion_view(request: MotionRequest, words: dict[str, str]) -> dict[str, Any]
         "reach": {"inner": chain.inner_radius, "outer": chain.outer_radius},
         "methods": methods,
         "chart": chart.svg,
-        "cursor": [round(chart.place(i, 1.0)[0], 2) for i in range(frames)],
+        "cursor": np.round(chart.place_all(np.arange(frames), np.ones(frames))[0], 2).tolist(),
     }
 
 

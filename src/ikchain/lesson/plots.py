@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from html import escape
 from typing import Any
 
+import numpy as np
+
 from ikchain.lesson.figures import METHOD_COLOURS, STYLE, _num, view_extent
 
 #: Error chart canvas in SVG pixels, and its plot margins (left, right, top, bottom).
@@ -55,6 +57,17 @@ class ErrorChart:
         lo, hi = self.decades
         value = math.log10(max(float(error), self.floor, 10.0**lo))
         px = left + (float(x) - x_lo) / (x_hi - x_lo) * width
+        py = top + (1.0 - (value - lo) / (hi - lo)) * height
+        return px, py
+
+    def place_all(self, xs: Any, errors: Any) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`place` over arrays of x and error (the same arithmetic, vectorised)."""
+        left, top, width, height = self.box
+        x_lo, x_hi = self.x_range
+        lo, hi = self.decades
+        floor = max(self.floor, 10.0**lo)
+        value = np.log10(np.maximum(np.asarray(errors, dtype=np.float64), floor))
+        px = left + (np.asarray(xs, dtype=np.float64) - x_lo) / (x_hi - x_lo) * width
         py = top + (1.0 - (value - lo) / (hi - lo)) * height
         return px, py
 
@@ -152,10 +165,11 @@ def error_chart(
     for index, s in enumerate(series):
         key = str(s.get("key", ""))
         colour = _colour(key, index)
-        placed = [
-            chart.place(x, e) for x, e in s["points"] if e is not None and math.isfinite(float(e))
-        ]
-        points = " ".join(f"{_f(x)},{_f(y)}" for x, y in placed)
+        kept = [(x, e) for x, e in s["points"] if e is not None and math.isfinite(float(e))]
+        pxs, pys = chart.place_all([x for x, _ in kept], [e for _, e in kept])
+        points = " ".join(
+            f"{_f(x)},{_f(y)}" for x, y in zip(pxs.tolist(), pys.tolist(), strict=True)
+        )
         out.append(
             f'<polyline class="series" data-series="{escape(key, quote=True)}" points="{points}" '
             f'fill="none" stroke="{colour}" stroke-width="2" stroke-linejoin="round"/>'

@@ -45,7 +45,15 @@ from ikchain.result import Result
 from ikchain.solvers import DEFAULT_MAX_ITERATIONS, METHODS, solve
 
 SOLVE_KEYS = frozenset({"lengths", "target", "method", *OPTION_KEYS})
-FRAME_KEYS = SOLVE_KEYS | {"id", "smoothing", "previous_target", "family", "limits"}
+FRAME_KEYS = SOLVE_KEYS | {
+    "id",
+    "smoothing",
+    "previous_target",
+    "family",
+    "limits",
+    "rest",
+    "rest_weight",
+}
 #: Kinds of message on the frame channel besides a drag frame (``kind`` absent or
 #: "frame"), and the keys each takes.
 REPLAY_KEYS = SOLVE_KEYS | {"id", "kind", "lang", "joint_steps"}
@@ -329,6 +337,14 @@ def parse_solve(data: Any, *, allowed: frozenset[str] = SOLVE_KEYS, batch: bool 
         if type(bend) is not int or bend not in (1, -1):
             raise RequestError(f"bend: expected +1 or -1, got {_describe(bend)}")
         options["bend"] = bend
+    if "rest" in allowed:  # frames only (section 2.5): DLS's pull toward a rest pose
+        if data.get("rest") is not None:
+            rest = _array(data, "rest", n, batch=False)
+            if np.max(np.abs(rest)) > MAX_ANGLE:
+                raise RequestError(f"rest: expected angles within ±{MAX_ANGLE:g} rad")
+            options["rest"] = rest
+        if data.get("rest_weight") is not None:
+            options["rest_weight"] = _number(data, "rest_weight")
     try:
         batch_shape = np.broadcast_shapes(target.shape[:-1], init_shape)
     except ValueError:

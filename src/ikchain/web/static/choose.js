@@ -1,10 +1,12 @@
-/* ikchain lesson page: section 2.5's joint limits on its figure (drawing only).
+/* ikchain lesson page: section 2.5's joint limits and preferred pose (drawing only).
  *
- * The figure's state gains `choose: {limits: preset}`; a body hook adds the preset's
- * limits (radians, from the server's page data) to the figure's requests, and an
- * update hook draws the server's layers: the reachable set under the limits (a path
- * the server sampled) and each joint's wedge (frame.limits.arcs, computed by the
- * server from the solved pose). Nothing here computes a position or an angle.
+ * The figure's state gains `choose: {limits: preset, rest: weight}`; a body hook adds
+ * the preset's limits and the preferred pose (radians, from the server's page data)
+ * to the figure's requests, and an update hook draws the server's layers: the
+ * reachable set under the limits (a path the server sampled), each joint's wedge
+ * (frame.limits.arcs, computed by the server from the solved pose) and the preferred
+ * pose as a faint chain (its joints, from the server). Nothing here computes a
+ * position or an angle.
  */
 (function () {
   "use strict";
@@ -21,6 +23,8 @@
     this.fig = fig;
     this.options = fig.options.limits;
     this.select = el.querySelector('select[name="limits"]');
+    this.restSelect = el.querySelector('select[name="rest"]');
+    this.rest = fig.options.rest;
     this.note = el.querySelector(".choose-note");
     this.layer = this.ensureLayer();
     var self = this;
@@ -30,12 +34,24 @@
       fig.state.cold = true;
       fig.request(API.stamp(event));
     });
+    this.restSelect.addEventListener("change", function (event) {
+      self.state().rest = parseFloat(event.target.value) || 0;
+      fig.request(API.stamp(event));
+    });
     el.querySelector(".choose-controls").disabled = false;
   }
 
+  // The preferred pose for the figure's bone count when its pull is on and the
+  // method takes it (damped least squares only), or null.
+  Panel.prototype.restPose = function () {
+    var s = this.fig.state;
+    if (!this.state().rest || s.method !== "dls" || !this.rest) return null;
+    return this.rest.poses[String(s.bones)] || null;
+  };
+
   Panel.prototype.state = function () {
     var s = this.fig.state;
-    if (!s.choose) s.choose = { limits: this.options["default"] };
+    if (!s.choose) s.choose = { limits: this.options["default"], rest: 0 };
     return s.choose;
   };
 
@@ -68,6 +84,16 @@
       layer.appendChild(arcs);
       world.insertBefore(layer, world.firstChild);
     }
+    if (!layer.querySelector(".rest-pose")) {
+      var ghost = document.createElementNS(SVGNS, "polyline");
+      ghost.setAttribute("class", "rest-pose");
+      ghost.setAttribute("fill", "none");
+      ghost.setAttribute("stroke", "#805ad5");
+      ghost.setAttribute("stroke-width", "0.014");
+      ghost.setAttribute("stroke-dasharray", "0.03 0.02");
+      ghost.setAttribute("stroke-linecap", "round");
+      world.insertBefore(ghost, layer.nextSibling);
+    }
     return layer;
   };
 
@@ -92,11 +118,28 @@
     paths = group.querySelectorAll(".limit-arc");
     for (var j = 0; j < arcs.length; j++) paths[j].setAttribute("d", arcs[j]);
     this.layer.setAttribute("visibility", on ? "visible" : "hidden");
+    var ghost = this.fig.svg.querySelector(".rest-pose");
+    var pose = this.restPose();
+    if (pose) {
+      var text = pose.joints.map(function (p) { return p[0] + "," + p[1]; }).join(" ");
+      if (ghost.getAttribute("points") !== text) ghost.setAttribute("points", text);
+    }
+    ghost.setAttribute("visibility", pose ? "visible" : "hidden");
+    var restValue = String(this.state().rest);
+    if (parseFloat(this.restSelect.value) !== this.state().rest) {
+      for (var o = 0; o < this.restSelect.options.length; o++) {
+        if (parseFloat(this.restSelect.options[o].value) === this.state().rest) this.restSelect.selectedIndex = o;
+      }
+    }
     if (this.select.value !== this.state().limits) this.select.value = this.state().limits;
     var wanted = this.state().limits !== "free";
-    var note = wanted && !TAKES_LIMITS[s.method] ? WORDS.fabrik_note : "";
+    var notes = [];
+    if (wanted && !TAKES_LIMITS[s.method]) notes.push(WORDS.fabrik_note);
+    if (this.state().rest && s.method !== "dls") notes.push(WORDS.rest_note);
+    var note = notes.join(" ");
     if (this.note.textContent !== note) this.note.textContent = note;
     this.fig.el.setAttribute("data-limits", on ? this.state().limits : "free");
+    this.fig.el.setAttribute("data-rest", pose ? restValue : "0");
   };
 
   function attach() {
@@ -115,6 +158,10 @@
       // With limits, the start pose is the solver's own (clipped into them), and the
       // answer is not mirrored to a bend direction (the mirror may break the limits).
       if (limits) body.bend = null;
+      var rest = panel.restPose();
+      body.rest = rest ? rest.angles : null;
+      body.rest_weight = rest ? panel.state().rest : null;
+      if (rest) body.bend = null; // the pull picks the member; no mirror to a bend
     });
     API.hooks.push(function (fig) {
       var panel = panels[fig.id];
