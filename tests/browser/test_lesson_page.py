@@ -281,6 +281,10 @@ def test_page_without_javascript_reads_whole(page_no_js: Any, server_url: str) -
         assert reading(page, fig, "error") != ""
     assert page.locator("#chart-2b svg.ik-chart").is_visible()
     assert page.locator(".noscript-note").is_visible()
+    # rows load into figures only with the script: without it they are plain rows
+    assert page.locator("tr.row-link").count() > 0
+    assert page.locator("tr.row-link[tabindex]").count() == 0
+    assert page.locator(".family-marks").first.is_hidden()
     assert page.locator(".script-starting").first.is_hidden()
 
 

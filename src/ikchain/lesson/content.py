@@ -454,6 +454,7 @@ def _page_context(lang: str) -> dict[str, Any]:
             "readings": text["readings"],
             "controls": text["controls"],
             "messages": text["messages"],
+            "page": {"load_row": text["page"]["load_row"]},
             "replay": text["replay"],
             "motion": text["motion"],
             "choose": text["choose"],

@@ -788,7 +788,11 @@
       fig.loadRow(row);
       fig.el.scrollIntoView({ block: "nearest" });
     }
+    var hint = (LABELS.page && LABELS.page.load_row) || "";
     document.querySelectorAll("tr.row-link").forEach(function (tr) {
+      // Only a running script can load a row: it makes the rows focusable and says so.
+      tr.tabIndex = 0;
+      if (hint) tr.title = hint;
       tr.addEventListener("click", function () { load(tr); });
       tr.addEventListener("keydown", function (event) {
         if (event.key !== "Enter" && event.key !== " ") return;
