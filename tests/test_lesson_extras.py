@@ -533,3 +533,12 @@ def test_limits_in_the_text_are_the_presets():
         label = load_text(lang)["choose"]["limits_arm"]
         for value in (*arm["root"], *arm["joint"]):
             assert f"{value:g}°".replace("-", "−") in label
+
+
+def test_25_text_names_the_buttons_as_the_page_labels_them():
+    from ikchain.lesson.content import load_text
+
+    for lang, quote in (("zh", "「{}」"), ("en", "“{}”")):
+        text = load_text(lang)
+        assert quote.format(text["controls"]["cold"]) in " ".join(text["s25"]["rest"])
+        assert quote.format(text["choose"]["rest"]) in " ".join(text["s25"]["rest"])

@@ -240,7 +240,10 @@ def test_motion_plays_the_servers_frames_with_a_trail(page: Any, server_url: str
     first = motion_frame(page, player)
     page.wait_for_timeout(400)
     assert motion_frame(page, player) != first  # playing: the frame advances with the clock
+    status = page.locator(f"#{player} .motion-status")
+    assert status.get_attribute("aria-live") == "off"  # not announced 60 times a second
     page.locator(f"#{player} button[name=play]").click()  # pause
+    assert status.get_attribute("aria-live") == "polite"
     frame = motion_frame(page, player)
     page.wait_for_timeout(200)
     assert motion_frame(page, player) == frame

@@ -257,6 +257,9 @@
         if (dd && dd.textContent !== value) dd.textContent = value;
       });
     }
+    // Announced politely when it changes at a reader's pace, not 60 times a second.
+    var live = s.playing ? "off" : "polite";
+    if (this.statusEl.getAttribute("aria-live") !== live) this.statusEl.setAttribute("aria-live", live);
     if (text != null && this.statusEl.textContent !== text) this.statusEl.textContent = text;
   };
 

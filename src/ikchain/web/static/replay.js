@@ -234,6 +234,9 @@
       else if (step.joint != null) text = fill(WORDS.position_joint, { k: step.iteration, total: total, j: step.joint });
       else text = fill(WORDS.position, { k: step.iteration, total: total });
     }
+    // Announced politely when it changes at a reader's pace, not at every played step.
+    var live = rs.playing ? "off" : "polite";
+    if (this.statusEl.getAttribute("aria-live") !== live) this.statusEl.setAttribute("aria-live", live);
     if (text != null && this.statusEl.textContent !== text) this.statusEl.textContent = text;
     this.el.classList.toggle("is-stale", stale);
     this.el.classList.toggle("is-replaying", rs.index != null);
