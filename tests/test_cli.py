@@ -209,8 +209,10 @@ def test_installed_command_runs():
     assert done.returncode == 2 and "Traceback" not in done.stderr
 
 
-def test_lesson_command_serves_the_page_on_loopback():
-    """The README's first command: `ikchain lesson` prints its URL and serves the page."""
+@pytest.mark.parametrize("workers", [1, 2])
+def test_lesson_command_serves_the_page_on_loopback(workers):
+    """The README's first command: `ikchain lesson` prints its URL and serves the page
+    (with --workers 2, from two processes sharing the port)."""
     import socket
     import time
     import urllib.request
@@ -219,7 +221,10 @@ def test_lesson_command_serves_the_page_on_loopback():
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     server = subprocess.Popen(
-        [sys.executable, "-m", "ikchain", "lesson", "--no-browser", "--port", str(port)],
+        [
+            *(sys.executable, "-m", "ikchain", "lesson", "--no-browser", "--port", str(port)),
+            *("--workers", str(workers)),
+        ],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -230,7 +235,7 @@ def test_lesson_command_serves_the_page_on_loopback():
         # "serving on" comes only once the port is bound: it takes connections now.
         with socket.create_connection(("127.0.0.1", port), timeout=5):
             pass
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 120  # workers start up and compile the kernels
         while True:
             try:
                 with urllib.request.urlopen(f"http://127.0.0.1:{port}/?lang=en", timeout=30) as r:

@@ -449,3 +449,22 @@ def test_huge_start_angles_and_overflowing_chains_are_refused(client):
     ):
         response = post(client, "/api/frame", {"id": 1, **GOOD, **changes})
         assert response.status_code == 400 and message in strict_json(response.text)["error"]
+
+
+def test_the_caps_benchmark_times_requests_at_the_caps():
+    """``ikchain bench caps`` times requests the caps admit, each near its work cap."""
+    from ikchain.bench.server import at_caps_bodies, requests_at_caps
+
+    seen = set()
+    for label, request in requests_at_caps():
+        checked = protocol.parse_solve(request)  # admitted
+        seen.add(request["method"])
+        if request["method"] != "analytic":
+            single = checked.batch_shape == ()
+            cap = CAPS["max_work"] if single else CAPS["max_batch_work"]
+            per_iteration = checked.work // checked.request.options["max_iterations"]
+            at_limit = checked.request.options["max_iterations"] == CAPS["max_iterations"]
+            assert checked.work > cap - per_iteration or at_limit, label
+    assert seen == {"analytic", "ccd", "fabrik", "dls"}
+    for body in at_caps_bodies():
+        assert protocol.parse_solve(body).work > LIGHT_WORK

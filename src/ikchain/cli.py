@@ -22,11 +22,11 @@ from ikchain.formatting import format_result_json, format_result_text
 from ikchain.solvers import METHODS, solve
 
 
-class _Parser(argparse.ArgumentParser):
+class OneLineParser(argparse.ArgumentParser):
     """argparse that reports errors as one line (no usage dump) and exits 2."""
 
     def error(self, message: str) -> None:  # type: ignore[override]
-        self.exit(2, f"ikchain: error: {message}\n")
+        self.exit(2, f"{self.prog}: error: {message}\n")
 
 
 def _floats(text: str) -> list[float]:
@@ -46,7 +46,9 @@ def _angles(text: str) -> list[float]:
     return values
 
 
-def _integer(low: int, high: int, what: str) -> Any:
+def integer_in(low: int, high: int, what: str) -> Any:
+    """An argparse type: an integer from ``low`` to ``high``, else one line naming them."""
+
     def parse(text: str) -> int:
         try:
             value = int(text)
@@ -70,8 +72,8 @@ def _number(text: str) -> float:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="ikchain", description="Inverse kinematics of planar bone chains.")
-    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    parser = OneLineParser(prog="ikchain", description="Inverse kinematics of planar bone chains.")
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=OneLineParser)
 
     solve_parser = commands.add_parser("solve", help="solve one target")
     solve_parser.add_argument("--lengths", type=_floats, required=True, help="e.g. 0.8,0.6 (m)")
@@ -80,7 +82,7 @@ def build_parser() -> argparse.ArgumentParser:
     solve_parser.add_argument("--init", type=_angles, help="start angles, radians, e.g. 0.2,0.2")
     solve_parser.add_argument(
         "--iterations",
-        type=_integer(0, 10**9, "an integer"),
+        type=integer_in(0, 10**9, "an integer"),
         help="iteration budget (default 200)",
     )
     solve_parser.add_argument("--tolerance", type=_number, help="end error goal, m (default 1e-9)")
@@ -99,7 +101,7 @@ def build_parser() -> argparse.ArgumentParser:
     lesson_parser.add_argument("--host", default="127.0.0.1", help="address to bind")
     lesson_parser.add_argument(
         "--port",
-        type=_integer(0, 65535, "a port"),
+        type=integer_in(0, 65535, "a port"),
         default=8000,
         help="default 8000; 0 picks a free one",
     )
@@ -113,7 +115,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     lesson_parser.add_argument(
         "--workers",
-        type=_integer(1, 64, "a number of processes"),
+        type=integer_in(1, 64, "a number of processes"),
         default=1,
         help="server processes sharing the port (default 1)",
     )

@@ -17,6 +17,9 @@ Run::
     python -m ikchain.bench.lesson [--frames 300] [--no-browser] [--no-websocket]
                                    [--json PATH]
 
+``--fairness`` and ``--clients N`` run the server's load benchmarks instead (see
+:mod:`ikchain.bench.server`).
+
 The functions return plain data; only :func:`main` prints.
 """
 
@@ -362,7 +365,9 @@ def format_results(results: dict[str, Any]) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
+    from ikchain.cli import OneLineParser, integer_in
+
+    parser = OneLineParser(
         prog="ikchain bench lesson",
         description="Lesson latency: server time per drag frame and drag-to-redraw in Chromium.",
     )
@@ -372,7 +377,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, help="also write the results as JSON here")
     parser.add_argument(
         "--clients",
-        type=int,
+        type=integer_in(1, 1000, "a number of clients"),
         help="instead: N WebSocket clients dragging at 60 Hz (classroom load)",
     )
     parser.add_argument(
@@ -380,11 +385,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         action="store_true",
         help="instead: an honest drag's p99 alone and beside --abusers clients at the caps",
     )
-    parser.add_argument("--abusers", type=int, default=16, help="with --fairness (default 16)")
+    parser.add_argument(
+        "--abusers",
+        type=integer_in(0, 256, "a number of clients"),
+        default=16,
+        help="with --fairness (default 16)",
+    )
     parser.add_argument(
         "--seconds", type=float, default=20.0, help="with --clients / --fairness (default 20)"
     )
-    parser.add_argument("--workers", type=int, default=1, help="with --clients: server processes")
+    parser.add_argument(
+        "--workers",
+        type=integer_in(1, 64, "a number of processes"),
+        default=1,
+        help="with --clients: server processes",
+    )
     args = parser.parse_args(argv)
     if args.frames < 10:
         parser.error(f"--frames: expected at least 10, got {args.frames}")

@@ -136,8 +136,17 @@ def limit_solver_threads() -> None:
     numba.set_num_threads(1)
 
 
+#: The heavy-request process runs at a lower priority: under load, drags go first.
+HEAVY_NICE = 10
+
+
 def start_heavy_process() -> None:
-    """Initializer of the heavy-request process: one solver thread, kernels ready."""
+    """Initializer of the heavy-request process: lower priority, one solver thread,
+    kernels ready."""
+    import os
+
+    with contextlib.suppress(OSError, AttributeError):
+        os.nice(HEAVY_NICE)
     limit_solver_threads()
     compile_kernels()
     warm()
