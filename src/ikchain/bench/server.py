@@ -137,9 +137,37 @@ def caps_main(argv: Sequence[str] | None = None) -> int:
 # -- The server and its clients ---------------------------------------------------------------
 
 
+def cpu_seconds(root: int) -> float | None:
+    """CPU time (user + system, s) used so far by process ``root`` and its descendants
+    (Linux ``/proc``; None elsewhere): the server's cost, whatever else the machine runs."""
+    ticks = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+    parents: dict[int, int] = {}
+    times: dict[int, float] = {}
+    try:
+        entries = [entry for entry in os.listdir("/proc") if entry.isdigit()]
+    except OSError:
+        return None
+    for entry in entries:
+        try:
+            with open(f"/proc/{entry}/stat", encoding="ascii") as stat:
+                fields = stat.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        parents[int(entry)] = int(fields[1])
+        times[int(entry)] = (int(fields[11]) + int(fields[12])) / ticks
+    tree, frontier = {root}, [root]
+    while frontier:
+        parent = frontier.pop()
+        for pid, ppid in parents.items():
+            if ppid == parent and pid not in tree:
+                tree.add(pid)
+                frontier.append(pid)
+    return sum(times.get(pid, 0.0) for pid in tree)
+
+
 @contextmanager
-def lesson_server(workers: int = 1) -> Iterator[tuple[str, int]]:
-    """``ikchain lesson`` in a child process on a free loopback port: (host, port)."""
+def lesson_server(workers: int = 1) -> Iterator[tuple[str, int, int]]:
+    """``ikchain lesson`` in a child process on a free loopback port: (host, port, pid)."""
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     child = subprocess.Popen(
         [
@@ -158,7 +186,7 @@ def lesson_server(workers: int = 1) -> Iterator[tuple[str, int]]:
             raise RuntimeError(f"the lesson server did not start: {line!r}")
         port = int(line.split("http://127.0.0.1:")[1].split("/")[0])
         asyncio.run(_wait_until_served("127.0.0.1", port))
-        yield "127.0.0.1", port
+        yield "127.0.0.1", port, child.pid
     finally:
         child.terminate()
         child.wait(timeout=20)
@@ -314,7 +342,7 @@ def run_fairness(seconds: float = 10.0, abusers: int = 16) -> dict[str, Any]:
     import multiprocessing
 
     url_state = sections()[1]  # 2.2: CCD, two bones, the heaviest default drag
-    with lesson_server() as (host, port):
+    with lesson_server() as (host, port, _):
         url = f"ws://{host}:{port}/ws"
         alone = asyncio.run(drag_client(url, url_state, seconds, phase=0))
         context = multiprocessing.get_context("spawn")
@@ -386,15 +414,22 @@ def run_load(clients: int = 50, seconds: float = 20.0, workers: int = 1) -> dict
     import resource
 
     before = resource.getrusage(resource.RUSAGE_SELF)
-    with lesson_server(workers) as (host, port):
+    with lesson_server(workers) as (host, port, pid):
+        server_before = cpu_seconds(pid)
         result = asyncio.run(_load(host, port, clients, seconds))
+        server_after = cpu_seconds(pid)
     after = resource.getrusage(resource.RUSAGE_SELF)
+    served = result["served_per_s"] * result["elapsed"]
+    server_ms = None
+    if server_before is not None and server_after is not None and served:
+        server_ms = (server_after - server_before) / served * 1e3
     used = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
     return {
         **result,
         "workers": workers,
         "cpus": os.cpu_count(),
         "client_cpu_share": used / result["elapsed"],  # cores the clients kept busy
+        "server_cpu_ms_per_frame": server_ms,  # so one core serves 1000 / this frames/s
     }
 
 
@@ -410,9 +445,20 @@ def format_load(results: dict[str, Any]) -> str:
             f"asked; round trip p50 {rt['p50']:.2f} ms, p99 {rt['p99']:.2f} ms, "
             f"max {rt['max']:.2f} ms; {results['errors']} error replies; the clients "
             f"themselves kept {results['client_cpu_share']:.2f} of a core busy",
+            f"  the server spent {_ms(results['server_cpu_ms_per_frame'])} of CPU per frame "
+            f"served: one core serves about {_per_core(results['server_cpu_ms_per_frame'])} "
+            "frames/s",
             f"goal: p99 <= {LOAD_GOAL_MS:g} ms: {verdict}",
         ]
     )
+
+
+def _ms(value: float | None) -> str:
+    return "—" if value is None else f"{value:.2f} ms"
+
+
+def _per_core(value: float | None) -> str:
+    return "—" if not value else f"{1000.0 / value:.0f}"
 
 
 def _write(path: Path | None, results: dict[str, Any]) -> None:

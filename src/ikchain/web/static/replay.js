@@ -257,23 +257,30 @@
     this.control("forward").disabled = usable && rs.index != null && rs.index >= data.steps.length - 1;
     this.control("live").disabled = rs.index == null;
     var joints = this.control("joints");
-    joints.checked = rs.joints;
-    joints.closest("label").hidden = s.method !== "ccd";
+    if (joints.checked !== rs.joints) joints.checked = rs.joints;
+    var label = joints.closest("label");
+    if (label.hidden !== (s.method !== "ccd")) label.hidden = s.method !== "ccd";
 
     // The joint that has just turned (CCD, joint by joint) is ringed in the figure.
     var turning = data && rs.index != null && !stale ? data.steps[rs.index].joint : null;
-    var marks = this.fig.svg.querySelectorAll(".root, .joints .joint");
-    for (var m = 0; m < marks.length; m++) {
-      var index = marks[m].classList.contains("root") ? 0 : Number(marks[m].getAttribute("data-index"));
-      marks[m].classList.toggle("is-turning", turning != null && index === turning);
+    if (turning !== this.turning) { // touch the marks only when the turning joint changes
+      this.turning = turning;
+      var marks = this.fig.svg.querySelectorAll(".root, .joints .joint");
+      for (var m = 0; m < marks.length; m++) {
+        var index = marks[m].classList.contains("root") ? 0 : Number(marks[m].getAttribute("data-index"));
+        marks[m].classList.toggle("is-turning", turning != null && index === turning);
+      }
     }
 
     var cursor = this.chartEl.querySelector(".cursor");
     var dot = this.chartEl.querySelector(".cursor-dot");
     if (cursor && dot) {
       var visible = !!data && rs.index != null && !stale;
-      cursor.setAttribute("visibility", visible ? "visible" : "hidden");
-      dot.setAttribute("visibility", visible ? "visible" : "hidden");
+      var shown = visible ? "visible" : "hidden";
+      if (cursor.getAttribute("visibility") !== shown) {
+        cursor.setAttribute("visibility", shown);
+        dot.setAttribute("visibility", shown);
+      }
       if (visible) {
         var at = data.steps[rs.index];
         cursor.setAttribute("x1", String(at.x));
