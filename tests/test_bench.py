@@ -26,6 +26,7 @@ def test_bench_runs_tiny_and_writes_json(tmp_path, capsys):
             "3",
             "--json",
             str(path),
+            "--no-startup",
         ]
     )
     assert status == 0
@@ -39,7 +40,8 @@ def test_bench_runs_tiny_and_writes_json(tmp_path, capsys):
     assert {row["solver"] for row in data["single"]} == {"analytic", "ccd", "fabrik", "dls"}
     for row in data["single"]:
         assert row["us_per_solve"]["low"] <= row["us_per_solve"]["median"]
-    assert len(data["goals"]) == 7
+    assert len(data["goals"]) == 11
+    assert all(goal["met"] in (True, False, None) for goal in data["goals"])
 
 
 def test_bad_repeats_exit_2(capsys):

@@ -41,6 +41,8 @@ class Chain:
 
     lengths: NDArray[np.float64]
     limits: NDArray[np.float64] | None
+    _kernel_data: NDArray[np.float64]
+    _limited: bool
     inner_radius: float
     outer_radius: float
 

@@ -126,12 +126,17 @@ class Result:
             "status": status,
         }
         if self.trace is not None:
-            data["trace"] = np.where(np.isnan(self.trace), None, self.trace).tolist()
+            data["trace"] = _nan_as_none(self.trace)
         if self.trace_angles is not None:
-            data["trace_angles"] = np.where(
-                np.isnan(self.trace_angles), None, self.trace_angles
-            ).tolist()
+            data["trace_angles"] = _nan_as_none(self.trace_angles)
         return data
+
+
+def _nan_as_none(array: NDArray[np.float64]) -> Any:
+    """Nested lists with None where ``array`` holds NaN (a batch's stopped entries)."""
+    values = array.astype(object)
+    values[np.isnan(array)] = None
+    return values.tolist()
 
 
 def _plain(value: Any) -> Any:
@@ -194,22 +199,22 @@ class _OneResult(Result):
     """
 
     @functools.cached_property
-    def angles(self) -> NDArray[np.float64]:  # type: ignore[override]
+    def angles(self) -> NDArray[np.float64]:
         return self.__dict__["_buffer"][: self.__dict__["_n"]]
 
     @functools.cached_property
-    def joints(self) -> NDArray[np.float64]:  # type: ignore[override]
+    def joints(self) -> NDArray[np.float64]:
         n = self.__dict__["_n"]
         joints = self.__dict__["_buffer"][n:]
         joints.shape = (n + 1, 2)
         return joints
 
     @functools.cached_property
-    def end(self) -> NDArray[np.float64]:  # type: ignore[override]
+    def end(self) -> NDArray[np.float64]:
         return self.joints[-1]
 
     @functools.cached_property
-    def target(self) -> NDArray[np.float64]:  # type: ignore[override]
+    def target(self) -> NDArray[np.float64]:
         return np.array(self.__dict__["_point"])
 
     @property
@@ -287,7 +292,11 @@ def result_from_batch(
         joints,
         joints[..., n, :],
         target.reshape(*shape, 2),
-        *fields,
+        fields[0],
+        fields[1],
+        fields[2],
+        fields[3],
+        fields[4],
         method,
         None if trace is None else trace.reshape(*shape, -1),
         None if trace_angles is None else trace_angles.reshape(*shape, -1, n),

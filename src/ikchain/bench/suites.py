@@ -7,8 +7,14 @@ measured in the same run, the ratio to it.
 
 from __future__ import annotations
 
+import functools
 import gc
+import json
 import math
+import os
+import subprocess
+import sys
+import tempfile
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -42,7 +48,7 @@ def drag_path(chain: ikchain.Chain, frames: int) -> np.ndarray:
     return np.stack((radius * np.cos(phase), radius * np.sin(phase)), axis=-1)
 
 
-def stats(values: Sequence[float]) -> dict[str, float]:
+def stats(values: Sequence[float] | np.ndarray) -> dict[str, float]:
     """Median, lowest and highest of the repeats."""
     array = np.asarray(values, dtype=np.float64)
     return {
@@ -126,8 +132,8 @@ def bench_analytic(count: int, repeats: int) -> dict[str, Any]:
     targets = random_reachable(chain, count, seed=1)
     ikchain.solve(chain, targets[:1000], method="analytic")  # warm up
     whole, result = timed(lambda: ikchain.solve(chain, targets, method="analytic"), repeats)
-    passes = []
-    for name, fn in bare_passes(count, chain.lengths):
+    passes: list[dict[str, Any]] = []
+    for name, fn in bare_passes(count, chain.lengths.tolist()):
         fn()
         times, _ = timed(fn, repeats)
         passes.append({"pass": name, "ns_per_target": stats(np.array(times) * 1e9 / count)})
@@ -161,9 +167,7 @@ def bench_batch(
         targets = random_reachable(chain, count, seed=10 + n)
         for method in methods:
             ikchain.solve(chain, targets[:50], method=method)  # warm up
-            times, result = timed(
-                lambda c=chain, t=targets, m=method: ikchain.solve(c, t, method=m), repeats
-            )
+            times, result = timed(functools.partial(ikchain.solve, chain, targets, method), repeats)
             iterations = result.iterations
             rows.append(
                 {
@@ -212,7 +216,7 @@ def _per_call(
     solve: Callable[[np.ndarray, np.ndarray | None], np.ndarray],
     targets: np.ndarray,
     warm: bool,
-    start: np.ndarray,
+    start: np.ndarray | None,
     chain: ikchain.Chain,
 ) -> tuple[float, np.ndarray]:
     """Median seconds per call over the targets, and the end error of each answer."""
@@ -227,8 +231,8 @@ def _per_call(
         answers.append(angles)
         if warm:
             previous = angles
-    answers = np.array(answers)
-    errors = np.hypot(*(ikchain.end_from_angles(chain.lengths, answers) - targets).T)
+    poses = np.array(answers)
+    errors = np.hypot(*(ikchain.end_from_angles(chain.lengths, poses) - targets).T)
     return float(np.median(times)), errors
 
 
@@ -276,7 +280,8 @@ def bench_single(
             # ours start from their default (the bent pose), the peers from the same pose
             start = None if name in methods else bent
             for mode, targets, warm in (("cold", cold_targets, False), ("warm", path, True)):
-                medians, errors = [], None
+                medians: list[float] = []
+                errors = np.zeros(0)
                 for _ in range(repeats):
                     gc.collect()
                     gc.disable()
@@ -297,3 +302,70 @@ def bench_single(
                     }
                 )
     return rows, notes
+
+
+# -- start-up: import, the CLI, compiling the kernels ---------------------------------
+
+_FIRST_SOLVE = """
+import json, time
+t0 = time.perf_counter()
+import ikchain
+from ikchain.solvers import compile_kernels
+t1 = time.perf_counter()
+compile_kernels()
+t2 = time.perf_counter()
+chain = ikchain.Chain([0.8, 0.6, 0.4])
+firsts = {}
+for method in ("dls", "ccd", "fabrik"):
+    s = time.perf_counter()
+    ikchain.solve(chain, [1.0, 0.6], method, init=[0.3, 0.3, 0.3], max_iterations=64)
+    firsts[method] = time.perf_counter() - s
+s = time.perf_counter()
+ikchain.solve(ikchain.Chain([0.8, 0.6]), [1.0, 0.5], "analytic")
+firsts["analytic"] = time.perf_counter() - s
+print(json.dumps({"import": t1 - t0, "compile": t2 - t1, "first": firsts}))
+"""
+
+_IMPORT = "import time; t = time.perf_counter(); import ikchain; print(time.perf_counter() - t)"
+
+
+def _run(args: list[str], env: dict[str, str]) -> tuple[float, str]:
+    start = time.perf_counter()
+    done = subprocess.run(
+        args, env={**os.environ, **env}, capture_output=True, text=True, timeout=900, check=True
+    )
+    return time.perf_counter() - start, done.stdout
+
+
+def bench_startup(repeats: int, cold_cache: bool) -> dict[str, Any]:
+    """Fresh processes: ``import ikchain``, ``ikchain solve``, the lesson's start-up.
+
+    With the kernels' disk cache warm (as after the first run), and, when
+    ``cold_cache``, with an empty cache folder (``NUMBA_CACHE_DIR``), as on the very
+    first run: numba then compiles what it needs.
+    """
+    solve = [sys.executable, "-m", "ikchain", "solve", "--lengths", "0.8,0.6"]
+    solve += ["--target", "1,0.5", "--method", "dls"]
+    _run(solve, {})  # fills the cache when it is empty
+    imports, clis, starts = [], [], []
+    for _ in range(repeats):
+        imports.append(float(_run([sys.executable, "-c", _IMPORT], {})[1]))
+        clis.append(_run(solve, {})[0])
+        starts.append(json.loads(_run([sys.executable, "-c", _FIRST_SOLVE], {})[1]))
+    data: dict[str, Any] = {
+        "import_s": stats(imports),
+        "cli_solve_warm_s": stats(clis),
+        "compile_kernels_warm_s": stats([s["compile"] for s in starts]),
+        "first_solve_after_compile_s": {
+            method: stats([s["first"][method] for s in starts]) for method in starts[0]["first"]
+        },
+    }
+    if cold_cache:
+        with tempfile.TemporaryDirectory() as folder:
+            data["cli_solve_cold_s"] = _run(solve, {"NUMBA_CACHE_DIR": folder})[0]
+        with tempfile.TemporaryDirectory() as folder:
+            cold = json.loads(
+                _run([sys.executable, "-c", _FIRST_SOLVE], {"NUMBA_CACHE_DIR": folder})[1]
+            )
+            data["compile_kernels_cold_s"] = cold["compile"]
+    return data

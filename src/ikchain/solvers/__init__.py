@@ -67,6 +67,7 @@ _PARALLEL_FROM = 32
 
 _NO_STARTS: dict[int, NDArray[np.float64]] = {}
 _NO_REST = np.empty(0)
+_NO_POINTS = np.empty((0, 2))
 _NO_TRACES: dict[tuple[int, bool], NDArray[np.float64]] = {}
 
 
@@ -205,12 +206,11 @@ def solve(
     if init is not None and bend is not None:
         raise ValueError("bend: chooses the default start pose; expected init or bend, got both")
     point = _plain_point(target)
-    if point is None:
-        target = check_points(target, "target")
+    points = _NO_POINTS if point is not None else check_points(target, "target")
     bend = 1 if bend is None else check_bend(bend)
     _check_chain_for(chain, method)
     if method == "analytic":
-        return _analytic(chain, point, target, bend)
+        return _analytic(chain, point, points, bend)
     budget = (
         DEFAULT_MAX_ITERATIONS
         if max_iterations is None
@@ -225,8 +225,8 @@ def solve(
         has_start = _plain_start(chain.n_bones, init)
         if has_start is not None:
             return _iterate_one(chain, method, point, init if has_start else None, options)
-        target = np.array(point)
-    return _iterate_many(chain, method, target, init, options)
+        points = np.array(point)
+    return _iterate_many(chain, method, points, init, options)
 
 
 def _check_rest(
@@ -329,9 +329,9 @@ def _check_within_limits(chain: Chain, angles: NDArray[np.float64]) -> None:
 
 def _too_far(chain: Chain, target: NDArray[np.float64], codes: NDArray[np.int64]) -> None:
     """Raise for the first target whose distances are not all representable."""
-    bad = np.argwhere(codes < 0)
-    if bad.size == 0:
+    if codes.size == 0 or codes.min() >= 0:
         return
+    bad = np.argwhere(codes < 0)
     where = tuple(int(i) for i in bad[0])
     point = target[where] if target.ndim > 1 else target
     raise ValueError(

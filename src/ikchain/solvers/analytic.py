@@ -41,6 +41,7 @@ from ikchain.solvers.loop import (
     power_of_two,
     times,
     unit_target,
+    within_floats,
 )
 
 
@@ -82,7 +83,7 @@ def pose(
     if den == 0.0:  # target at the root: its (signed-zero) direction less beta
         root = math.atan2(ty, tx) - math.atan2(y, x)
         if abs(root) > math.pi:
-            root = wrap_angle(root)
+            root = float(wrap_angle(root))
         c0 = math.cos(root)
         s0 = math.sin(root)
     else:
@@ -120,10 +121,10 @@ def solve_target(
     ``l1``, ``l2`` are in chain units (lengths / 2**e). Returns ``(error,
     min_error, reachable, code)`` in metres.
     """
-    if not norm(tx, ty) + outer < math.inf:
+    if not within_floats(tx, ty, outer):
         return 0.0, 0.0, False, TOO_FAR
     ux, uy, moved_in = unit_target(tx, ty, e, down)
-    error, radius = pose(l1, l2, ux, uy, bend, out[:6])
+    error, radius = pose(l1, l2, ux, uy, bend, out)
     min_error = gap_to_annulus(radius, times(inner, -e, down), times(outer, -e, down))
     reachable = min_error == 0.0
     for i in range(2, 6):

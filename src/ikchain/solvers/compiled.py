@@ -28,7 +28,7 @@ import os
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 import numba
 import numpy as np
@@ -92,7 +92,13 @@ class _TempDir(_OwnDir):
 
 
 class _Impl(caching.CompileResultCacheImpl):
-    _locator_classes: ClassVar[list[type]] = [_UserProvided, _InTree, _UserWide, _OwnDir, _TempDir]
+    _locator_classes: list[type[object]] = [  # noqa: RUF012 (numba's own list, replaced)
+        _UserProvided,
+        _InTree,
+        _UserWide,
+        _OwnDir,
+        _TempDir,
+    ]
 
 
 class _KernelCache(caching.FunctionCache):
@@ -116,8 +122,8 @@ def kernel(
         dispatcher = numba.njit(parallel=parallel, error_model="numpy")(function)
         # no writable folder anywhere: numba's NullCache stays, compiled in memory
         with contextlib.suppress(RuntimeError, OSError):
-            dispatcher._cache = _KernelCache(function)
-        dispatcher._ikchain_signature = signature
+            dispatcher._cache = _KernelCache(function)  # type: ignore[attr-defined]
+        dispatcher._ikchain_signature = signature  # type: ignore[attr-defined]
         KERNELS.append(dispatcher)
         return dispatcher
 

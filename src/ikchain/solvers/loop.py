@@ -100,6 +100,14 @@ def unit_target(tx: float, ty: float, e: int, down: float) -> tuple[float, float
 
 
 @kernel()
+def within_floats(tx: float, ty: float, outer: float) -> bool:
+    """Whether ``|t| + outer`` is a finite float (every distance of the solve is then)."""
+    if abs(tx) < 1e300 and abs(ty) < 1e300 and outer < 1e300:
+        return True
+    return norm(tx, ty) + outer < math.inf
+
+
+@kernel()
 def gap_to_annulus(radius: float, inner: float, outer: float) -> float:
     """``max(0, radius - outer, inner - radius)``: the smallest error of any pose."""
     outside = radius - outer
@@ -285,7 +293,7 @@ def solve_target(
     errors (m). Returns ``(error, min_error, reachable, iterations, code)`` in metres.
     """
     n = lengths.size
-    if not norm(tx, ty) + outer < math.inf:
+    if not within_floats(tx, ty, outer):
         return 0.0, 0.0, False, 0, TOO_FAR
     outer_unit = times(outer, -e, down)
     inner_unit = times(inner, -e, down)
