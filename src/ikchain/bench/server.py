@@ -92,7 +92,7 @@ def time_caps(repeats: int = 3) -> dict[str, Any]:
     from ikchain.web.protocol import Reply, respond
 
     limit_solver_threads()  # as in the heavy-request process
-    rows = []
+    rows: list[dict[str, Any]] = []
     for label, request in requests_at_caps():
         body = json.dumps(request)
         respond("solve", body)  # compile or load the kernel first

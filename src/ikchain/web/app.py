@@ -193,7 +193,7 @@ class Workers:
                 f"server: busy with {self.waiting} heavy requests; expected fewer at once, "
                 "try again shortly or ask for less work",
                 429,
-                answer.request_id,
+                answer.request_id if isinstance(answer, Heavy) else None,
             )
         self.waiting += 1
         try:

@@ -116,8 +116,10 @@ def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     data = dict(pairs)
     if len(data) != len(pairs):
         seen: set[str] = set()
-        twice = next(key for key, _ in pairs if key in seen or seen.add(key))
-        raise RequestError(f"request: expected each key once, got {twice!r} twice")
+        for key, _ in pairs:
+            if key in seen:
+                raise RequestError(f"request: expected each key once, got {key!r} twice")
+            seen.add(key)
     return data
 
 
@@ -370,7 +372,7 @@ def _chain(data: dict[str, Any], *, limits: bool = False) -> Chain:
         raise RequestError(
             f"lengths: expected at most {CAPS['max_bones']} bones, got {len(lengths)}"
         )
-    lengths_array = _array(data, "lengths", len(lengths), batch=False) if lengths else []
+    lengths_array: Any = _array(data, "lengths", len(lengths), batch=False) if lengths else []
     joint_limits = None
     if limits and data.get("limits") is not None:
         joint_limits = _array(data, "limits", 2, batch=True)
@@ -461,7 +463,9 @@ def solve_reply(body: bytes | str) -> dict[str, Any]:
 def parse_frame(data: Any) -> tuple[FrameRequest, int]:
     """Validate a frame request (a decoded JSON object); returns it and its work."""
     checked = parse_solve(data, allowed=FRAME_KEYS, batch=False)
-    smoothing = previous = family = None
+    smoothing: float | None = None
+    previous: np.ndarray | None = None
+    family: float | tuple[float, float] | None = None
     if data.get("smoothing") is not None:
         smoothing = _number(data, "smoothing")
         if not 0.0 < smoothing <= 1.0:
