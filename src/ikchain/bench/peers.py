@@ -52,7 +52,7 @@ def load_peers(lengths: Sequence[float]) -> tuple[list[Peer], list[str]]:
 def _rtb(lengths: Sequence[float]) -> list[Peer]:
     import roboticstoolbox as rtb
 
-    ets = rtb.ETS()  # type: ignore[operator]
+    ets = rtb.ETS()  # type: ignore[operator, unused-ignore]  # (only when rtb is installed)
     for length in lengths:
         ets = ets * rtb.ET.Rz() * rtb.ET.tx(float(length))
     mask = np.array([1.0, 1.0, 0.0, 0.0, 0.0, 0.0])

@@ -371,7 +371,7 @@ def default_frame(section: Section) -> dict[str, Any]:
 
 def figure_view(section: Section, text: dict[str, Any]) -> dict[str, Any]:
     frame = default_frame(section)
-    figure = {
+    figure: dict[str, Any] = {
         "id": f"fig-{section.key}",
         "key": section.key,
         "adds": section.adds,
@@ -403,7 +403,9 @@ def figure_view(section: Section, text: dict[str, Any]) -> dict[str, Any]:
 # -- The page -------------------------------------------------------------------------------
 
 
-def _blocks(section: Section, text: dict[str, Any], figure: dict[str, Any]) -> list[dict[str, Any]]:
+def _blocks(
+    section: Section, text: dict[str, Any], figure: dict[str, Any] | None
+) -> list[dict[str, Any]]:
     blocks: list[dict[str, Any]] = []
     for kind, name in section.blocks:
         if kind == "text":

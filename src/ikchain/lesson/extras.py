@@ -287,6 +287,7 @@ def limits_table(name: str, section: Any, text: dict[str, Any], figure: Any) -> 
     """Table ⑤a: the same targets solved by the free chain and the limited one."""
     free = Chain(LENGTHS_BY_BONES[3])
     bounds = limits.limits_from_preset(LIMIT_PRESET, 3)
+    assert bounds is not None, f"preset {LIMIT_PRESET!r} must set limits"
     limited = Chain(LENGTHS_BY_BONES[3], bounds)
     rows, values = [], []
     words = table_words(text)
@@ -387,7 +388,7 @@ MOTION_PLAYERS["coherence"] = {
 BLOCKS["coherence-table"] = coherence_table
 
 #: The block kinds that are tables (``ikchain tables`` prints them too).
-TABLE_BLOCKS = ("limits-table", "coherence-table", "motion-table")
+TABLE_BLOCKS: tuple[str, ...] = ("limits-table", "coherence-table", "motion-table")
 
 
 # -- 2.5: the preferred (rest) pose -----------------------------------------------------
@@ -432,8 +433,14 @@ def rest_table(name: str, section: Any, text: dict[str, Any], figure: Any) -> di
     rows, values = [], []
     for target in REST_TARGETS:
         for weight in REST_WEIGHTS:
-            extra = {} if weight == 0.0 else {"rest": rest, "rest_weight": weight}
-            result = solve(chain, target, "dls", max_iterations=REST_ITERATIONS, **extra)
+            result = solve(
+                chain,
+                target,
+                "dls",
+                max_iterations=REST_ITERATIONS,
+                rest=None if weight == 0.0 else rest,
+                rest_weight=None if weight == 0.0 else weight,
+            )
             gap = _wrapped_gap_deg(result.angles, rest)
             values.append(
                 [target, weight, result.angles.tolist(), gap, result.error, result.iterations]

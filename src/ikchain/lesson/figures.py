@@ -417,7 +417,7 @@ def svg_from_chart(chart: Mapping[str, Any]) -> str:
         method = str(s.get("method", ""))
         colour = METHOD_COLOURS.get(method, "#444")
         kind = METHOD_MARKERS.get(method, "circle")
-        placed = []
+        placed: list[tuple[float, float, bool]] = []
         for ratio, iterations in s["points"]:
             x = px(float(ratio))
             if iterations is None:

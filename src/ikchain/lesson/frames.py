@@ -149,7 +149,7 @@ def frame_from_request(request: FrameRequest) -> dict[str, Any]:
             result, iterations = keep_bend(
                 chain, target, solve_request.method, options, result, bend
             )
-    family = None
+    family: dict[str, Any] | None = None
     if chain.n_bones == 3 and chain.limits is None and result.reachable and any(target):
         family = {"position": family_from_angles(chain, target, result.angles)}
     elif chain.n_bones == 4 and chain.limits is None and result.reachable and any(target):

@@ -59,9 +59,9 @@ def reply_bytes_bound(bones: int, frames: int) -> int:
 #: Path geometry (m) for the lesson's chains (ΣL = 1.4, inner radius ≤ 0.2): every
 #: point of the circle and the figure-of-eight lies inside the reachable annulus; the
 #: jump goes from a point inside it to one outside and back.
-CIRCLE = {"centre": (0.7, 0.2), "radius": 0.45}
-FIGURE8 = {"centre": (0.75, 0.15), "width": 0.45, "height": 0.45}
-JUMP = {"inside": (0.8, 0.5), "outside": (1.5, 0.75)}
+CIRCLE: dict[str, Any] = {"centre": (0.7, 0.2), "radius": 0.45}
+FIGURE8: dict[str, Any] = {"centre": (0.75, 0.15), "width": 0.45, "height": 0.45}
+JUMP: dict[str, Any] = {"inside": (0.8, 0.5), "outside": (1.5, 0.75)}
 
 
 def targets_from_path(path: str, frames_per_lap: int, laps: int = LAPS) -> np.ndarray:

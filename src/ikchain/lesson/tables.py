@@ -289,7 +289,7 @@ def _table2() -> TableData:
             )
         )
         exact = solve(chain, TABLE2_TARGET, "analytic", bend=_branch(result.angles))
-        ratio = None if previous in (None, 0.0) else result.error / previous
+        ratio: float | None = None if previous in (None, 0.0) else result.error / previous
         rows.append(
             [
                 result.iterations,
