@@ -5,6 +5,8 @@ Times are printed, never asserted.
 
 import json
 
+import pytest
+
 import ikchain
 from ikchain.bench import main
 from ikchain.reach import REACH_RATIOS, sweeps_to_tolerance
@@ -44,9 +46,21 @@ def test_bench_runs_tiny_and_writes_json(tmp_path, capsys):
     assert all(goal["met"] in (True, False, None) for goal in data["goals"])
 
 
-def test_bad_repeats_exit_2(capsys):
-    assert main(["--repeats", "0"]) == 2
-    assert "--repeats" in capsys.readouterr().err
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--repeats", "0"], "--repeats: expected repeats from 1 to 1000, got '0'"),
+        (["--batch-targets", "many"], "--batch-targets: expected targets from 1 to"),
+        (["--bogus"], "unrecognized arguments: --bogus"),
+    ],
+)
+def test_bad_arguments_exit_2_with_one_line(capsys, args, message):
+    with pytest.raises(SystemExit) as exit_info:
+        main(args)
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert message in err
+    assert err.count("\n") == 1 and "usage:" not in err
 
 
 def test_sweeps_to_tolerance_returns_rows_per_ratio():

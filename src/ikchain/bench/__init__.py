@@ -37,12 +37,18 @@ DEFAULT_JSON = Path("bench-results") / "latest.json"
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    from ikchain.cli import OneLineParser, integer_in
+
+    parser = OneLineParser(
         prog="ikchain bench",
         description="Time ikchain's solvers and, when installed, ikpy and roboticstoolbox-python.",
     )
     parser.add_argument("--quick", action="store_true", help="tiny sizes, 2 repeats (smoke test)")
-    parser.add_argument("--repeats", type=int, help="repeats of each timing (default 5; quick 2)")
+    parser.add_argument(
+        "--repeats",
+        type=integer_in(1, 1000, "repeats"),
+        help="repeats of each timing (default 5; quick 2)",
+    )
     parser.add_argument(
         "--json",
         type=Path,
@@ -51,13 +57,19 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--no-peers", action="store_true", help="skip ikpy and roboticstoolbox")
     parser.add_argument(
-        "--analytic-targets", type=int, help="batch analytic size (default 10^6; quick 10^5)"
+        "--analytic-targets",
+        type=integer_in(1, 10**8, "targets"),
+        help="batch analytic size (default 10^6; quick 10^5)",
     )
     parser.add_argument(
-        "--batch-targets", type=int, help="batch CCD/FABRIK/DLS size (default 10^4; quick 500)"
+        "--batch-targets",
+        type=integer_in(1, 10**7, "targets"),
+        help="batch CCD/FABRIK/DLS size (default 10^4; quick 500)",
     )
     parser.add_argument(
-        "--single-targets", type=int, help="single solves per mode (default 200; quick 20)"
+        "--single-targets",
+        type=integer_in(1, 10**6, "targets"),
+        help="single solves per mode (default 200; quick 20)",
     )
     parser.add_argument(
         "--baseline",
@@ -377,10 +389,7 @@ def evaluate_goals(
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``ikchain bench [--quick] [--repeats N] [--json PATH] [--no-peers] ...``; exit status."""
-    args = build_parser().parse_args(argv)
-    if args.repeats is not None and args.repeats < 1:
-        print("ikchain bench: error: --repeats: expected a count >= 1", file=sys.stderr)
-        return 2
+    args = build_parser().parse_args(argv)  # a bad argument: one line, exit 2
     data = run(args)
     path: Path = args.json
     path.parent.mkdir(parents=True, exist_ok=True)

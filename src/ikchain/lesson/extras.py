@@ -16,7 +16,7 @@ from ikchain.chain import Chain
 from ikchain.formatting import format_degrees, format_number, format_point
 from ikchain.kinematics import joints_from_angles
 from ikchain.lesson import limits, motion, plots, replay
-from ikchain.lesson.tables import LENGTHS_BY_BONES
+from ikchain.lesson.tables import LENGTHS_BY_BONES, angle_gap_deg
 from ikchain.solvers import solve
 
 
@@ -419,12 +419,6 @@ def rest_options(section_key: str) -> dict[str, Any] | None:
     return {"poses": poses, "weights": list(REST_WEIGHTS)}
 
 
-def _wrapped_gap_deg(a: np.ndarray, b: np.ndarray) -> float:
-    """Largest joint-angle difference between two poses (°), wrapped to ±180°."""
-    gap = (np.asarray(a) - np.asarray(b) + np.pi) % (2 * np.pi) - np.pi
-    return float(np.degrees(np.max(np.abs(gap))))
-
-
 def rest_table(name: str, section: Any, text: dict[str, Any], figure: Any) -> dict[str, Any]:
     """Table ⑤b: DLS from the start pose, without and with the pull toward the rest pose."""
     chain = Chain(LENGTHS_BY_BONES[3])
@@ -441,7 +435,7 @@ def rest_table(name: str, section: Any, text: dict[str, Any], figure: Any) -> di
                 rest=None if weight == 0.0 else rest,
                 rest_weight=None if weight == 0.0 else weight,
             )
-            gap = _wrapped_gap_deg(result.angles, rest)
+            gap = angle_gap_deg(result.angles, rest)
             values.append(
                 [target, weight, result.angles.tolist(), gap, result.error, result.iterations]
             )

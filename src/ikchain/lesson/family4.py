@@ -26,6 +26,7 @@ from numpy.typing import ArrayLike, NDArray
 from ikchain.chain import Chain
 from ikchain.checks import check_angles, check_points, check_real
 from ikchain.family import angles_from_family, family_from_angles
+from ikchain.kinematics import wrap_angle
 
 #: Shrink the root-angle range by this fraction at both ends, so that rounding never
 #: puts the last three bones' target a hair outside their reach.
@@ -103,7 +104,7 @@ def positions_from_angles(
     :func:`angles_from_positions` for poses on the family."""
     angles = check_angles(angles, 4, "angles").reshape(4)
     phi, beta_min, beta_max = root_range(chain, target)
-    beta = math.remainder(float(angles[0]) - phi, 2.0 * math.pi)
+    beta = float(wrap_angle(float(angles[0]) - phi))
     sign = -1.0 if beta < 0.0 else 1.0
     if beta_max <= beta_min:
         s1 = sign

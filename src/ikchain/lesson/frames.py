@@ -232,27 +232,26 @@ def keep_bend(
     return second, int(result.iterations) + int(second.iterations)
 
 
+def _family_bend(init: Any) -> int:
+    """The family's bend: the side the start pose's last joint bends to (+1 if no start)."""
+    if init is None:
+        return 1
+    return -1 if wrap_angle(float(np.asarray(init, dtype=float).reshape(-1)[-1])) < 0 else 1
+
+
 def family4_result(
     request: SolveRequest, target: np.ndarray, positions: tuple[float, float]
 ) -> Result:
     """The four-bone family pose at ``positions`` (see :mod:`ikchain.lesson.family4`),
     checked and packaged by the solver like :func:`family_result`."""
-    init = request.options.get("init")
-    bend = 1
-    if init is not None:
-        elbow = math.remainder(float(np.asarray(init, dtype=float).reshape(-1)[-1]), 2 * math.pi)
-        bend = -1 if elbow < 0 else 1
+    bend = _family_bend(request.options.get("init"))
     angles = family4.angles_from_positions(request.chain, target, positions, bend)
     return solve(request.chain, target, "dls", init=angles, max_iterations=50)
 
 
 def family_result(request: SolveRequest, target: np.ndarray, position: float) -> Result:
     """The family pose at ``position``, as a closed-form Result (0 iterations)."""
-    init = request.options.get("init")
-    bend = 1
-    if init is not None:
-        elbow = math.remainder(float(np.asarray(init, dtype=float).reshape(-1)[-1]), 2 * math.pi)
-        bend = -1 if elbow < 0 else 1
+    bend = _family_bend(request.options.get("init"))
     angles = angles_from_family(request.chain, target, position, bend)
     # Verify and package through the solver: a warm start at the family pose
     # converges in 0 iterations, so the Result reports it honestly.

@@ -167,7 +167,7 @@ def _branch(angles: np.ndarray) -> int:
     return 1 if wrap_angle(float(angles[1])) >= 0.0 else -1
 
 
-def _angle_gap_deg(a: np.ndarray, b: np.ndarray) -> float:
+def angle_gap_deg(a: np.ndarray, b: np.ndarray) -> float:
     """Largest joint-angle difference between two poses, degrees, wrapped."""
     return float(np.degrees(np.max(np.abs(wrap_angle(np.asarray(a) - np.asarray(b))))))
 
@@ -296,7 +296,7 @@ def _table2() -> TableData:
                 result.error,
                 ratio,
                 _deg(result.angles[0]),
-                _angle_gap_deg(result.angles, exact.angles),
+                angle_gap_deg(result.angles, exact.angles),
             ]
         )
         previous = result.error
