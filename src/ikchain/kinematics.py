@@ -58,25 +58,6 @@ def end_from_angles(lengths: FloatArray, angles: FloatArray) -> FloatArray:
     return end
 
 
-def joints_one(lengths: list[float], angles: list[float]) -> tuple[list[float], list[float]]:
-    """:func:`joints_from_angles` for one pose of Python floats, to the bit.
-
-    Returns the x and the y coordinates of the root, each joint and the tip (n + 1
-    each). The last ones are also :func:`end_from_angles`'s tip, to the bit.
-    """
-    cos, sin = math.cos, math.sin
-    absolute = angles[0]
-    x, y = lengths[0] * cos(absolute), lengths[0] * sin(absolute)
-    xs, ys = [0.0, x], [0.0, y]
-    for i in range(1, len(lengths)):
-        absolute += angles[i]
-        x += lengths[i] * cos(absolute)
-        y += lengths[i] * sin(absolute)
-        xs.append(x)
-        ys.append(y)
-    return xs, ys
-
-
 def jacobian_from_angles(lengths: FloatArray, angles: FloatArray) -> FloatArray:
     """Tip Jacobian d(end)/d(angles), shape (..., 2, n), in metres per radian.
 
@@ -133,14 +114,6 @@ def norm(x: FloatArray, y: FloatArray) -> FloatArray:
     if out.size and not np.max(out) < HUGE:
         big = ~(out < HUGE)
         out = np.where(big, np.hypot(x, y), out)
-    return out
-
-
-def norm_one(x: float, y: float) -> float:
-    """:func:`norm` for one vector of Python floats, to the bit."""
-    out = math.sqrt(x * x + y * y)
-    if not out < HUGE:
-        out = float(np.hypot(x, y))
     return out
 
 
