@@ -2,6 +2,7 @@
 
 import json
 import math
+import os
 import subprocess
 import sys
 
@@ -247,6 +248,122 @@ def test_lesson_command_serves_the_page_on_loopback(workers):
     finally:
         server.terminate()
         server.wait(timeout=10)
+
+
+def _connection_holders(port: int) -> dict[int, int]:
+    """Process id -> how many established TCP connections on local ``port`` it holds
+    (Linux: /proc/net/tcp's socket inodes, found among each process's open files)."""
+    from pathlib import Path
+
+    inodes = set()
+    for line in Path("/proc/net/tcp").read_text().splitlines()[1:]:
+        fields = line.split()
+        if int(fields[1].split(":")[1], 16) == port and fields[3] == "01":  # ESTABLISHED
+            inodes.add(f"socket:[{fields[9]}]")
+    holders: dict[int, int] = {}
+    for fd_dir in Path("/proc").glob("[0-9]*/fd"):
+        try:
+            held = sum(os.readlink(fd) in inodes for fd in fd_dir.iterdir())
+        except OSError:  # a process that ended or is not ours to read
+            continue
+        if held:
+            holders[int(fd_dir.parent.name)] = held
+    return holders
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="SO_REUSEPORT balancing")
+def test_lesson_workers_share_the_connections():
+    """uvicorn's shared socket gave one of two workers 95 % of 50 pages' WebSockets;
+    with a socket per process (SO_REUSEPORT) the kernel spreads them over both."""
+    import socket
+    import time
+
+    server = subprocess.Popen(
+        [
+            *(sys.executable, "-m", "ikchain", "lesson", "--no-browser", "--port", "0"),
+            *("--workers", "2"),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    clients = []
+    try:
+        line = server.stdout.readline()
+        assert "serving on" in line, line + server.stderr.read()
+        port = int(line.split("http://127.0.0.1:")[1].split("/")[0])
+        clients = [socket.create_connection(("127.0.0.1", port), timeout=5) for _ in range(24)]
+        deadline = time.monotonic() + 30
+        while True:  # until both processes have accepted what the kernel gave them
+            holders = _connection_holders(port)
+            if sum(holders.values()) == 24 or time.monotonic() > deadline:
+                break
+            time.sleep(0.1)
+        assert sum(holders.values()) == 24, holders
+        # A fair split leaves a process none of 24 with probability 2 × 2⁻²⁴.
+        assert len(holders) == 2 and min(holders.values()) >= 1, holders
+    finally:
+        for client in clients:
+            client.close()
+        server.terminate()
+        server.wait(timeout=20)
+
+
+def _descendants(pid: int) -> set[int]:
+    """Process ids of every descendant of ``pid`` (Linux /proc)."""
+    from pathlib import Path
+
+    parents: dict[int, int] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        parents[int(stat.parent.name)] = int(fields[1])
+    found, frontier = set(), {pid}
+    while frontier:
+        frontier = {child for child, parent in parents.items() if parent in frontier}
+        found |= frontier
+    return found
+
+
+def _alive(pid: int) -> bool:
+    """Whether process ``pid`` still runs (a zombie waiting to be reaped has ended)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc and PR_SET_PDEATHSIG")
+def test_lesson_processes_end_with_the_server_even_when_it_is_killed():
+    """A server killed by SIGKILL leaves no server or heavy-request process behind."""
+    import signal
+    import time
+
+    server = subprocess.Popen(
+        [
+            *(sys.executable, "-m", "ikchain", "lesson", "--no-browser", "--port", "0"),
+            *("--workers", "2"),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        assert "serving on" in server.stdout.readline()
+        deadline = time.monotonic() + 60  # the heavy-request processes start meanwhile
+        while len(helpers := _descendants(server.pid)) < 3 and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert len(helpers) >= 3, helpers  # a second server, and one heavy process each
+    finally:
+        server.send_signal(signal.SIGKILL)
+        server.wait(timeout=10)
+    deadline = time.monotonic() + 30
+    while (left := {p for p in helpers if _alive(p)}) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not left, f"processes outlived the killed server: {sorted(left)}"
 
 
 def test_lesson_warns_when_it_binds_every_interface():

@@ -174,27 +174,20 @@ def format_network_warning(host: str, names: Sequence[str]) -> str:
     )
 
 
-def _bind(host: str, port: int) -> socket.socket:
-    """A listening socket, or ValueError with one line saying why not."""
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+def _bind(host: str, port: int, count: int) -> list[socket.socket]:
+    """Listening sockets (:func:`ikchain.web.serve.listening_sockets`), or ValueError
+    with one line saying why not."""
+    from ikchain.web.serve import listening_sockets
+
     try:
-        sock = socket.socket(family, socket.SOCK_STREAM)
+        return listening_sockets(host, port, count)
     except OSError as error:
-        raise ValueError(f"--host: cannot bind {host!r} ({error.strerror})") from None
-    try:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind((host, port))
-        sock.listen(2048)
-    except OSError as error:
-        sock.close()
         if error.errno == errno.EADDRINUSE:
             raise ValueError(
                 f"--port: port {port} on {host} is in use; expected a free port "
                 "(stop the other server, or choose one with --port, 0 for any)"
             ) from None
         raise ValueError(f"--host: cannot bind {host}:{port} ({error.strerror})") from None
-    sock.set_inheritable(True)
-    return sock
 
 
 def _run_lesson(args: argparse.Namespace) -> int:
@@ -202,14 +195,12 @@ def _run_lesson(args: argparse.Namespace) -> int:
     import threading
     import webbrowser
 
-    import uvicorn
-
     from ikchain.solvers import compile_kernels
-    from ikchain.web.app import WS_MAX_BYTES
+    from ikchain.web.serve import serve
 
     names = allowed_hosts(args.host, [n for arg in args.allowed_host for n in arg.split(",")])
-    sock = _bind(args.host, args.port)
-    port = sock.getsockname()[1]
+    sockets = _bind(args.host, args.port, args.workers)
+    port = sockets[0].getsockname()[1]
     if args.host not in ("127.0.0.1", "localhost", "::1"):
         print(format_network_warning(args.host, names), file=sys.stderr, flush=True)
     compile_kernels()  # the first drag must not wait for numba
@@ -217,19 +208,19 @@ def _run_lesson(args: argparse.Namespace) -> int:
     shown = "127.0.0.1" if args.host in WILDCARD_HOSTS else args.host
     shown = f"[{shown}]" if ":" in shown else shown
     url = f"http://{shown}:{port}{path}"
-    # Each worker process builds its app from the environment (see app_from_environment).
+    # Each server process builds its app from the environment (see app_from_environment).
     os.environ["IKCHAIN_ALLOWED_HOSTS"] = ",".join(names)
-    print(f"ikchain lesson: serving on {url}  (Ctrl+C to stop)", flush=True)
-    if not args.no_browser:
-        threading.Timer(1.0, webbrowser.open, args=(url,)).start()
-    uvicorn.run(
-        "ikchain.web.app:app_from_environment",
-        factory=True,
-        fd=sock.fileno(),
-        workers=args.workers,
-        log_level="warning",
-        ws_max_size=WS_MAX_BYTES,
-    )
+
+    def ready() -> None:
+        print(f"ikchain lesson: serving on {url}  (Ctrl+C to stop)", flush=True)
+        if not args.no_browser:
+            threading.Timer(1.0, webbrowser.open, args=(url,)).start()
+
+    try:
+        serve(sockets, args.workers, ready)
+    except OSError as error:  # a spawned server process failed to start
+        print(f"ikchain lesson: error: {error.strerror or error}", file=sys.stderr)
+        return 1
     return 0
 
 

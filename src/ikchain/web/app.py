@@ -35,6 +35,7 @@ import html
 import json
 import logging
 import multiprocessing
+import os
 from collections.abc import AsyncIterator, Iterable
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -140,11 +141,12 @@ def limit_solver_threads() -> None:
 HEAVY_NICE = 10
 
 
-def start_heavy_process() -> None:
-    """Initializer of the heavy-request process: lower priority, one solver thread,
-    kernels ready."""
-    import os
+def start_heavy_process(server: int) -> None:
+    """Initializer of the heavy-request process: ends with its server (process id
+    ``server``), lower priority, one solver thread, kernels ready."""
+    from ikchain.web.serve import end_with_parent
 
+    end_with_parent(server)
     with contextlib.suppress(OSError, AttributeError):
         os.nice(HEAVY_NICE)
     limit_solver_threads()
@@ -169,6 +171,7 @@ class Workers:
                 self.heavy_processes,
                 mp_context=multiprocessing.get_context("spawn"),
                 initializer=start_heavy_process,
+                initargs=(os.getpid(),),
             )
             self.heavy.submit(int)  # start the process now, not at the first heavy request
 
@@ -377,8 +380,6 @@ def build_app(
 def app_from_environment() -> Starlette:
     """``build_app`` configured by ``IKCHAIN_ALLOWED_HOSTS`` (comma-separated): the
     factory each ``ikchain lesson --workers N`` process imports."""
-    import os
-
     names = os.environ.get("IKCHAIN_ALLOWED_HOSTS", "")
     hosts = [name for name in names.split(",") if name] or list(LOOPBACK_HOSTS)
     return build_app(hosts)
