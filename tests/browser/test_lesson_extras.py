@@ -391,10 +391,37 @@ def test_fabrik_with_limits_says_it_takes_none(page: Any, server_url: str) -> No
     note = page.locator(f"#{fig}-choose .choose-note").text_content()
     assert note == load_text("zh")["choose"]["fabrik_note"]
     assert page.locator(f"#{fig} .limits-layer").get_attribute("visibility") == "hidden"
+    assert page.locator(f"#{fig} select[name=bend]").is_enabled()  # no limits: it holds
     page.locator(f"#{fig} select[name=method]").select_option("dls")
     wait_idle(page, fig)
     assert page.locator(f"#{fig} .limits-layer").get_attribute("visibility") == "visible"
-    assert page.locator(f"#{fig}-choose .choose-note").text_content() == ""
+    note = page.locator(f"#{fig}-choose .choose-note").text_content()
+    assert note == load_text("zh")["choose"]["bend_limits_note"]
+
+
+def test_bend_control_is_off_while_limits_or_the_pull_pick_the_side(
+    page: Any, server_url: str
+) -> None:
+    """With limits or the pull on, the request carries no bend: the page must not offer
+    a control that does nothing, and says which of the two decides."""
+    open_lesson(page, server_url)
+    fig = "fig-s25"
+    bend = page.locator(f"#{fig} select[name=bend]")
+    words = load_text("en")["choose"]
+    note = page.locator(f"#{fig}-choose .choose-note")
+    assert bend.is_disabled() and note.text_content() == words["bend_limits_note"]
+    assert page.evaluate("id => window.__ikchainFigures[id].body()", fig)["bend"] is None
+
+    page.locator(f"#{fig}-choose select[name=limits]").select_option("free")
+    wait_idle(page, fig)
+    assert bend.is_enabled() and note.text_content() == ""
+    assert page.evaluate("id => window.__ikchainFigures[id].body()", fig)["bend"] in (1, -1)
+
+    page.locator(f"#{fig} select[name=method]").select_option("dls")
+    page.locator(f"#{fig}-choose select[name=rest]").select_option("1.0")
+    wait_idle(page, fig)
+    assert bend.is_disabled() and note.text_content() == words["bend_rest_note"]
+    assert page.evaluate("id => window.__ikchainFigures[id].body()", fig)["bend"] is None
 
 
 def test_coherence_player_warm_against_cold(page: Any, server_url: str) -> None:

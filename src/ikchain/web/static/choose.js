@@ -136,6 +136,12 @@
     var notes = [];
     if (wanted && !TAKES_LIMITS[s.method]) notes.push(WORDS.fabrik_note);
     if (this.state().rest && s.method !== "dls") notes.push(WORDS.rest_note);
+    // The body hook sends no bend with limits or a pull (they pick the side): the bend
+    // control would promise what the figure does not do, so it is off and says why.
+    var bend = this.fig.control("bend");
+    var decided = this.limits() ? WORDS.bend_limits_note : pose ? WORDS.bend_rest_note : "";
+    if (bend) bend.disabled = !!decided;
+    if (decided) notes.push(decided);
     var note = notes.join(" ");
     if (this.note.textContent !== note) this.note.textContent = note;
     this.fig.el.setAttribute("data-limits", on ? this.state().limits : "free");
