@@ -39,27 +39,20 @@ def format_point(point: Any, digits: int = 6) -> str:
     return f"({format_number(x, digits)}, {format_number(y, digits)})"
 
 
-def degrees_for_people(angle: float) -> float:
-    """Radians → degrees in (−180°, 180°], the range a person reads angles in.
+def degrees_for_people(angles: Any) -> Any:
+    """Radians → degrees in (−180°, 180°], the range a person reads angles in; a float
+    for a float, else an array of the same shape.
 
     Solvers keep continuous angles (a warm start after one lap is 2π, not 0); only
-    the text a person reads is wrapped. ``wrap_angle`` gives [−π, π); the −π end
-    is mapped to +π, so a half turn always reads 180°.
+    the text a person reads is wrapped, by :func:`ikchain.kinematics.wrap_angle`
+    (into (−π, π], so a half turn always reads 180°).
     """
-    wrapped = float(wrap_angle(float(angle)))
-    if wrapped <= -math.pi:
-        wrapped += 2.0 * math.pi
-    return math.degrees(wrapped)
+    degrees = np.degrees(wrap_angle(angles))
+    return float(degrees) if np.ndim(degrees) == 0 else degrees
 
 
-def format_angle(angle: float, digits: int = 4) -> str:
-    """One angle (radians) as fixed-point degrees in (−180°, 180°], e.g. ``"-12.30°"``.
-
-    Always fixed point: an angle too small to show reads ``0.00°`` (an angle is a
-    pose, not an error, so no scientific notation mixes into a list of angles).
-    A value that rounds to −180 at this precision reads as 180.
-    """
-    degrees = degrees_for_people(angle)
+def _fixed_degrees(degrees: float, digits: int) -> str:
+    """Degrees already in (−180°, 180°] as fixed point: see :func:`format_angle`."""
     text = f"{degrees:.{digits}f}"
     zero = "0." + "0" * digits if digits > 0 else "0"
     if text == "-" + zero:
@@ -69,9 +62,20 @@ def format_angle(angle: float, digits: int = 4) -> str:
     return text + "°"
 
 
+def format_angle(angle: float, digits: int = 4) -> str:
+    """One angle (radians) as fixed-point degrees in (−180°, 180°], e.g. ``"-12.30°"``.
+
+    Always fixed point: an angle too small to show reads ``0.00°`` (an angle is a
+    pose, not an error, so no scientific notation mixes into a list of angles).
+    A value that rounds to −180 at this precision reads as 180.
+    """
+    return _fixed_degrees(degrees_for_people(float(angle)), digits)
+
+
 def format_degrees(angles: Any, digits: int = 4) -> str:
     """Radians → comma-separated degrees in (−180°, 180°], e.g. ``"12.3456°, -4.0000°"``."""
-    return ", ".join(format_angle(float(a), digits) for a in np.ravel(angles))
+    degrees = degrees_for_people(np.ravel(np.asarray(angles, dtype=np.float64)))
+    return ", ".join(_fixed_degrees(value, digits) for value in degrees.tolist())
 
 
 def format_result_text(result: Result) -> str:

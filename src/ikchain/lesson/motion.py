@@ -103,6 +103,11 @@ def track(
     """Follow ``targets`` frame by frame with ``method``, ``budget`` iterations a frame."""
     if start not in STARTS:
         raise ValueError(f"start: expected one of {', '.join(STARTS)}, got {start!r}")
+    if start == "cold":  # the frames are independent: one batch (the same answers, to the bit)
+        every = solve(chain, targets, method, max_iterations=budget)
+        return Track(
+            method, every.angles, every.joints, every.error, every.min_error, every.iterations
+        )
     angles, joints, error, min_error, iterations = [], [], [], [], []
     pose = None
     for target in targets:
