@@ -456,7 +456,11 @@ def test_the_caps_benchmark_times_requests_at_the_caps():
     from ikchain.bench.server import at_caps_bodies, requests_at_caps
 
     seen = set()
-    for label, request in requests_at_caps():
+    frames = []
+    for label, route, request in requests_at_caps():
+        if route == "frame":  # replays and motions: checked below
+            frames.append((label, request))
+            continue
         checked = protocol.parse_solve(request)  # admitted
         seen.add(request["method"])
         if request["method"] != "analytic":
@@ -466,5 +470,15 @@ def test_the_caps_benchmark_times_requests_at_the_caps():
             at_limit = checked.request.options["max_iterations"] == CAPS["max_iterations"]
             assert checked.work > cap - per_iteration or at_limit, label
     assert seen == {"analytic", "ccd", "fabrik", "dls"}
+    # Every replay and motion is admitted, and one step more (another iteration, or
+    # another iteration a frame) is refused: each sits at its caps.
+    kinds = {request["kind"] for _, request in frames}
+    assert kinds == {"replay", "motion"}
+    for label, request in frames:
+        parse = protocol.parse_replay if request["kind"] == "replay" else protocol.parse_motion
+        assert parse(request), label
+        key = "iterations" if request["kind"] == "replay" else "budget"
+        with pytest.raises(protocol.RequestError):
+            parse({**request, key: request[key] + 1})
     for body in at_caps_bodies():
         assert protocol.parse_solve(body).work > LIGHT_WORK

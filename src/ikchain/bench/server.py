@@ -48,9 +48,10 @@ DRAG_HZ = 60.0
 # -- 1. The caps against the time budget ----------------------------------------------------
 
 
-def requests_at_caps() -> Iterator[tuple[str, dict[str, Any]]]:
-    """(label, request) for each method × bones × batch size, at the most work its
-    caps admit, toward targets near full reach and a tolerance nothing meets."""
+def requests_at_caps() -> Iterator[tuple[str, str, dict[str, Any]]]:
+    """(label, route, request): each method × bones × batch size at the most work its
+    caps admit, toward targets near full reach and a tolerance nothing meets; then
+    each replay and motion at the most its own caps admit."""
     from ikchain.caps import CAPS
     from ikchain.web.protocol import reply_bytes_bound
 
@@ -82,27 +83,85 @@ def requests_at_caps() -> Iterator[tuple[str, dict[str, Any]]]:
                 if method != "analytic":
                     request |= {"iterations": iterations, "tolerance": 1e-300}
                 label = f"{method} {bones} bones × {solves} × {iterations} it"
-                yield label, request
+                yield label, "solve", request
+    yield from _replays_at_caps()
+    yield from _motions_at_caps()
+
+
+def _replays_at_caps() -> Iterator[tuple[str, str, dict[str, Any]]]:
+    from ikchain.caps import CAPS
+    from ikchain.lesson import replay
+
+    for method in replay.REPLAY_METHODS:
+        for bones in (2, 4, 8, 16, CAPS["max_bones"]):
+            for joint_steps in (True, False):
+                iterations = replay.MAX_REPLAY_ITERATIONS
+                steps = replay.steps_of(bones, iterations, method, joint_steps)
+                if steps > replay.MAX_REPLAY_STEPS:  # the most iterations within the steps
+                    per = replay.steps_of(bones, 1, method, joint_steps) - 1
+                    iterations = (replay.MAX_REPLAY_STEPS - 1) // per
+                    steps = replay.steps_of(bones, iterations, method, joint_steps)
+                if replay.reply_bytes_bound(bones, steps) > CAPS["max_reply_bytes"]:
+                    continue  # refused before any work
+                request = {
+                    "kind": "replay",
+                    "lengths": [1.0 / bones] * bones,
+                    "target": [0.999, 0.001],
+                    "method": method,
+                    "iterations": iterations,
+                    "tolerance": 1e-300,
+                    "joint_steps": joint_steps,
+                }
+                by_joint = ", joint by joint" if joint_steps and method == "ccd" else ""
+                yield f"replay {method} {bones} bones × {iterations} it{by_joint}", "frame", request
+
+
+def _motions_at_caps() -> Iterator[tuple[str, str, dict[str, Any]]]:
+    from ikchain.caps import CAPS
+    from ikchain.lesson import motion
+
+    frames = motion.MAX_FRAMES_PER_LAP
+    for bones in (2, 3, 4, 8):
+        if motion.reply_bytes_bound(bones, frames * motion.LAPS) > CAPS["max_reply_bytes"]:
+            continue
+        per = bones * frames * motion.LAPS * len(motion.MOTION_METHODS)
+        budget = min(motion.MAX_BUDGET, motion.MAX_MOTION_WORK // per)
+        if budget < 1:
+            continue
+        for path in motion.PATHS:
+            for start in motion.STARTS:
+                request = {
+                    "kind": "motion",
+                    "lengths": [1.0 / bones] * bones,
+                    "path": path,
+                    "frames_per_lap": frames,
+                    "budget": budget,
+                    "start": start,
+                }
+                label = f"motion {path} {start} {bones} bones × {frames} frames × {budget} it"
+                yield label, "frame", request
 
 
 def time_caps(repeats: int = 3) -> dict[str, Any]:
     """Each request at the caps, timed through :func:`respond` (best of ``repeats``)."""
     from ikchain.caps import BUDGET_MS, CAPS
+    from ikchain.lesson import motion
     from ikchain.web.app import limit_solver_threads
     from ikchain.web.protocol import Reply, respond
 
     limit_solver_threads()  # as in the heavy-request process
     rows: list[dict[str, Any]] = []
-    for label, request in requests_at_caps():
+    for label, route, request in requests_at_caps():
         body = json.dumps(request)
-        respond("solve", body)  # compile or load the kernel first
+        respond(route, body)  # compile or load the kernel (and the page's words) first
         times = []
         for _ in range(repeats):
+            motion.tracked.cache_clear()  # time the tracking, not the cache
             start = time.perf_counter()
-            reply = respond("solve", body)
+            reply = respond(route, body)
             times.append((time.perf_counter() - start) * 1e3)
             assert isinstance(reply, Reply)
-            if reply.status != 200:
+            if reply.status != 200 or '"ok":false' in reply.text:
                 raise RuntimeError(f"{label}: refused at the caps: {reply.text[:200]}")
         rows.append({"request": label, "ms": min(times), "bytes": len(body)})
     rows.sort(key=lambda row: -row["ms"])
