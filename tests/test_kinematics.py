@@ -49,6 +49,51 @@ def test_jacobian_matches_central_differences():
         np.testing.assert_allclose(jacobian[..., i], numeric, atol=1e-8)
 
 
+def closed_form_condition(lengths, angles):
+    """σ₁/σ₂ of the 2 × n tip Jacobian without an SVD: with J Jᵀ = [[a, b], [b, c]],
+    σ₁² = (a + c)/2 + hypot((a - c)/2, b), and σ₁σ₂ = sqrt(Σ_{i<j} minor²) by
+    Cauchy-Binet, each minor the cross product of two columns, i.e. of two lines
+    from joints to the tip (computed here from the joints, not from the Jacobian)."""
+    joints = ikchain.joints_from_angles(lengths, angles)
+    arms = joints[..., -1:, :] - joints[..., :-1, :]  # joint i -> tip, (..., n, 2)
+    # Column i of J is the arm turned by 90°: the same lengths and cross products.
+    a = np.sum(arms[..., 1] ** 2, axis=-1)
+    c = np.sum(arms[..., 0] ** 2, axis=-1)
+    b = -np.sum(arms[..., 0] * arms[..., 1], axis=-1)
+    cross = (
+        arms[..., :, None, 0] * arms[..., None, :, 1]
+        - arms[..., None, :, 0] * arms[..., :, None, 1]
+    )
+    product = np.sqrt(0.5 * np.sum(cross * cross, axis=(-2, -1)))
+    return (0.5 * (a + c) + np.hypot(0.5 * (a - c), b)) / product
+
+
+@pytest.mark.parametrize("bones", [2, 3, 5, 8])
+def test_condition_number_matches_a_closed_form(bones):
+    """On random poses (a batch) and on poses a hair from straight."""
+    rng = np.random.default_rng(bones)
+    lengths = rng.uniform(0.1, 1.0, bones)
+    angles = rng.uniform(-np.pi, np.pi, (50, bones))
+    got = ikchain.condition_from_angles(lengths, angles)
+    assert got.shape == (50,)
+    np.testing.assert_allclose(got, closed_form_condition(lengths, angles), rtol=1e-10)
+    for bend in (1e-3, 1e-5, 1e-7):
+        pose = np.full(bones, bend)
+        pose[0] = 0.4
+        expected = closed_form_condition(lengths, pose)
+        # Both lose about eps × κ relative to the pose's exact value.
+        assert float(ikchain.condition_from_angles(lengths, pose)) == pytest.approx(
+            expected, rel=8 * np.finfo(float).eps * expected
+        )
+
+
+def test_condition_number_is_infinite_when_straight():
+    lengths = np.array([0.8, 0.6])
+    assert ikchain.condition_from_angles(lengths, np.array([0.0, 0.0])) == np.inf
+    # Along another direction rounding leaves the columns a hair from parallel.
+    assert ikchain.condition_from_angles(lengths, np.array([0.3, 0.0])) > 1e15
+
+
 @pytest.mark.parametrize(
     ("target", "expected"),
     [((2.0, 0.0), 0.6), ((0.0, 1.4), 0.0), ((0.5, 0.0), 0.0), ((0.05, 0.0), 0.15), ((0, 0), 0.2)],

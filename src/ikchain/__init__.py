@@ -9,6 +9,7 @@
 
 from ikchain.chain import Chain
 from ikchain.kinematics import (
+    condition_from_angles,
     end_from_angles,
     jacobian_from_angles,
     joints_from_angles,
@@ -26,6 +27,7 @@ __all__ = [
     "Result",
     "Status",
     "__version__",
+    "condition_from_angles",
     "default_init",
     "end_from_angles",
     "jacobian_from_angles",

@@ -72,6 +72,18 @@ def jacobian_from_angles(lengths: FloatArray, angles: FloatArray) -> FloatArray:
     return jacobian
 
 
+def condition_from_angles(lengths: FloatArray, angles: FloatArray) -> FloatArray:
+    """Condition number of the tip Jacobian for angles (..., n), shape (...).
+
+    The ratio ``σ₁/σ₂`` of the Jacobian's two singular values (numpy's SVD): near 1
+    the joints move the tip equally well in every direction; it grows without bound
+    as the chain straightens or folds, where no joint can move the tip along the
+    line to the root (inf, or about 1e16 from rounding, when exactly straight).
+    """
+    jacobian = jacobian_from_angles(lengths, np.asarray(angles, dtype=np.float64))
+    return np.asarray(np.linalg.cond(jacobian), dtype=np.float64)
+
+
 def reach_from_lengths(lengths: FloatArray) -> tuple[float, float]:
     """Inner and outer radius of the annulus a free-jointed chain can reach (m).
 

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from ikchain.chain import Chain
-from ikchain.kinematics import jacobian_from_angles
+from ikchain.kinematics import condition_from_angles
 from ikchain.solvers import solve
 
 #: d/ΣL of the rows of the lesson's table 2b and of the bench figure.
@@ -113,7 +113,7 @@ def sweeps_to_tolerance(
         # A tolerance below any reachable error: the loop runs the whole short budget
         # (or stops earlier only when the pose no longer changes at all).
         short = solve(chain, targets, method, max_iterations=error_after, tolerance=1e-300)
-        condition = np.linalg.cond(jacobian_from_angles(chain.lengths, full.angles))
+        condition = condition_from_angles(chain.lengths, full.angles)
         runs[method] = (full, short, condition)
 
     rows = []

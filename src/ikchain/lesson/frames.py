@@ -22,7 +22,7 @@ from ikchain.chain import Chain
 from ikchain.checks import check_bend
 from ikchain.family import angles_from_family, family_from_angles
 from ikchain.formatting import format_degrees, format_number, format_point
-from ikchain.kinematics import jacobian_from_angles, wrap_angle
+from ikchain.kinematics import condition_from_angles, wrap_angle
 from ikchain.lesson import family4
 from ikchain.lesson.limits import limits_view
 from ikchain.result import Result
@@ -88,20 +88,8 @@ def readings_from_result(
         "error": format_number(result.error, 6),
         "iterations": str(result.iterations if iterations is None else iterations),
         "joint1": format_point(result.joints[1], 4),
-        "condition": format_condition(condition_from_angles(chain, result.angles)),
+        "condition": format_condition(float(condition_from_angles(chain.lengths, result.angles))),
     }
-
-
-def condition_from_angles(chain: Chain, angles: Any) -> float:
-    """The condition number of the pose's Jacobian (∂tip/∂angles, shape (2, n)).
-
-    The ratio of its largest to its smallest singular value: near 1 the joints move
-    the tip equally well in every direction; it grows without bound as the chain
-    straightens (or folds), where turning joints can no longer move the tip along
-    the chain. Table ②b's column is the same number at its converged poses.
-    """
-    jacobian = jacobian_from_angles(chain.lengths, np.asarray(angles, dtype=np.float64))
-    return float(np.linalg.cond(jacobian))
 
 
 def format_condition(value: float) -> str:
