@@ -23,6 +23,7 @@ from.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import re
@@ -381,8 +382,10 @@ def _chain(data: dict[str, Any], *, limits: bool = False) -> Chain:
                 f"limits: expected shape ({len(lengths)}, 2), got shape {joint_limits.shape}"
             )
     try:
-        with np.errstate(over="ignore"):
-            chain = Chain(lengths_array, joint_limits)
+        chain = _known_chain(
+            tuple(np.asarray(lengths_array, dtype=np.float64).tolist()),
+            None if joint_limits is None else tuple(map(tuple, joint_limits.tolist())),
+        )
     except ValueError as error:
         raise RequestError(str(error)) from None
     if not math.isfinite(chain.total_length):
@@ -391,6 +394,16 @@ def _chain(data: dict[str, Any], *, limits: bool = False) -> Chain:
             f"(the sum of {len(lengths)} lengths)"
         )
     return chain
+
+
+@functools.lru_cache(maxsize=256)
+def _known_chain(
+    lengths: tuple[float, ...], limits: tuple[tuple[float, float], ...] | None
+) -> Chain:
+    """The Chain of these lengths and limits, built (and checked) once: a page sends
+    the same chain with every frame, and a Chain is immutable, so one can serve all."""
+    with np.errstate(over="ignore"):
+        return Chain(lengths, limits)
 
 
 def work_from_request(request: SolveRequest, batch_shape: tuple[int, ...]) -> int:
