@@ -139,7 +139,6 @@ def test_workers_send_heavy_requests_to_the_heavy_pool():
             return super().submit(*args, **kwargs)
 
     workers = Workers()
-    workers.light = ThreadPoolExecutor(1)
     workers.heavy = Recording(1)
     heavy = json.dumps({"id": 2, **GOOD, "iterations": LIGHT_WORK})
     light = json.dumps({"id": 3, **GOOD, "iterations": 10})

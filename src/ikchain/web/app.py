@@ -16,10 +16,12 @@ POST whose ``Origin`` is another site gets 403), only JSON bodies (415), and the
 security headers (:data:`SECURITY_HEADERS`) on every HTTP answer.
 
 Where the work runs (:class:`Workers`): a request of at most :data:`LIGHT_BYTES` is
-parsed and, when it is light (one solve of at most :data:`LIGHT_WORK` units), solved
-on a small thread pool in this process; anything longer or heavier goes to a separate
-process, one request at a time, with at
-most :data:`HEAVY_QUEUE` waiting (then 429). A WebSocket handles one message at a time.
+parsed and, when it is light (one solve of at most :data:`LIGHT_WORK` units, at most
+about half a millisecond), solved right here on the event loop; anything longer or
+heavier goes to a separate process, one request at a time, with at most
+:data:`HEAVY_QUEUE` waiting (then 429). (A thread pool for the light ones cost a
+quarter of the server's time per frame in hand-offs and GIL switches, and bought no
+parallelism: the solvers hold the GIL.) A WebSocket handles one message at a time.
 So a client asking for the most the caps allow slows itself, not the others' drags.
 
 A bad request gets a 4xx (or, on the WebSocket, an error reply) with a message; the
@@ -37,7 +39,7 @@ import logging
 import multiprocessing
 import os
 from collections.abc import AsyncIterator, Iterable
-from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures import Executor, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from urllib.parse import urlsplit
 
@@ -64,8 +66,6 @@ LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
 LIGHT_WORK = 2_000
 #: A body longer than this is not even parsed here (a drag frame is ~400 bytes).
 LIGHT_BYTES = 4_096
-#: Threads for light requests (the solvers hold the GIL: more would only interleave).
-LIGHT_THREADS = 2
 #: Processes for heavy requests, and how many heavy requests may wait for them.
 HEAVY_PROCESSES = 1
 HEAVY_QUEUE = 32
@@ -155,17 +155,14 @@ def start_heavy_process(server: int) -> None:
 
 
 class Workers:
-    """Light requests on a small thread pool here; heavy ones in a separate process."""
+    """Light requests here, on the event loop; heavy ones in a separate process."""
 
     def __init__(self, heavy_processes: int = HEAVY_PROCESSES) -> None:
         self.heavy_processes = heavy_processes
-        self.light: ThreadPoolExecutor | None = None
         self.heavy: Executor | None = None
         self.waiting = 0
 
     def start(self) -> None:
-        if self.light is None:
-            self.light = ThreadPoolExecutor(LIGHT_THREADS, thread_name_prefix="ikchain-light")
         if self.heavy is None:
             self.heavy = ProcessPoolExecutor(
                 self.heavy_processes,
@@ -176,18 +173,16 @@ class Workers:
             self.heavy.submit(int)  # start the process now, not at the first heavy request
 
     def close(self) -> None:
-        for pool in (self.light, self.heavy):
-            if pool is not None:
-                pool.shutdown(wait=True, cancel_futures=True)
-        self.light = self.heavy = None
+        if self.heavy is not None:
+            self.heavy.shutdown(wait=True, cancel_futures=True)
+        self.heavy = None
 
     async def respond(self, route: str, body: bytes | str) -> Reply:
         self.start()
         loop = asyncio.get_running_loop()
         answer: Reply | Heavy = Heavy()
         if len(body) <= LIGHT_BYTES:
-            light = functools.partial(respond, route, body, max_work=LIGHT_WORK)
-            answer = await loop.run_in_executor(self.light, light)
+            answer = respond(route, body, max_work=LIGHT_WORK)  # <= LIGHT_WORK: ~0.5 ms
             if not isinstance(answer, Heavy):
                 return answer
         if self.waiting >= HEAVY_QUEUE:
