@@ -135,6 +135,7 @@ def test_batch_equals_one_at_a_time(method):
         assert batch.error[index] == single.error
         assert batch.iterations[index] == single.iterations
         assert batch.status[index] is single.status
+        assert batch.converged[index] == single.converged
 
 
 def test_analytic_batch_equals_one_at_a_time(lesson_chain):
