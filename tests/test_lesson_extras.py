@@ -80,6 +80,55 @@ def test_replay_poses_are_the_one_solves_poses(method):
     assert view["status"] == str(recorded.status)
 
 
+@pytest.mark.parametrize("method", ["ccd", "dls"])
+def test_replay_honours_joint_limits_and_the_pull(method):
+    """2.5's replay: the limited chain's every drawn pose keeps its joints within the
+    limits (angles read back off the drawn joints), and the final pose is the one
+    solve with the same limits gives; without the limits the same target breaks them."""
+    bounds = limits.limits_from_preset("arm", 3)
+    target = [0.2, -0.9]  # below the shoulder: the free chain bends past the limits
+    view = replay_of(
+        lengths=THREE, target=target, method=method, iterations=60, limits=bounds.tolist()
+    )
+
+    def angles_of(joints):
+        bones = np.diff(np.array(joints), axis=0)
+        absolute = np.arctan2(bones[:, 1], bones[:, 0])
+        return np.concatenate(([absolute[0]], np.diff(absolute)))
+
+    slack = 1e-6  # joints are drawn to a nanometre
+    for step in view["steps"][1:]:
+        relative = np.array([math.remainder(a, 2 * math.pi) for a in angles_of(step["joints"])])
+        assert np.all(relative >= bounds[:, 0] - slack) and np.all(relative <= bounds[:, 1] + slack)
+    held = ikchain.solve(ikchain.Chain(THREE, bounds), np.array(target), method, max_iterations=60)
+    drawn = 10.0**-replay.JOINT_DECIMALS
+    np.testing.assert_allclose(view["steps"][-1]["joints"], held.joints, rtol=0, atol=drawn)
+    free = replay_of(lengths=THREE, target=target, method=method, iterations=60)
+    outside = np.array(
+        [math.remainder(a, 2 * math.pi) for a in angles_of(free["steps"][-1]["joints"])]
+    )
+    assert np.any((outside < bounds[:, 0] - 1e-3) | (outside > bounds[:, 1] + 1e-3))
+
+
+def test_replay_with_the_pull_ends_where_the_pulled_solve_ends():
+    rest = [0.3, 1.2, 0.9]
+    view = replay_of(
+        lengths=THREE, target=[0.4, 0.8], method="dls", iterations=60, rest=rest, rest_weight=1.0
+    )
+    pulled = ikchain.solve(
+        ikchain.Chain(THREE),
+        np.array([0.4, 0.8]),
+        "dls",
+        max_iterations=60,
+        rest=rest,
+        rest_weight=1.0,
+    )
+    drawn = 10.0**-replay.JOINT_DECIMALS
+    np.testing.assert_allclose(view["steps"][-1]["joints"], pulled.joints, rtol=0, atol=drawn)
+    plain = ikchain.solve(ikchain.Chain(THREE), np.array([0.4, 0.8]), "dls", max_iterations=60)
+    assert np.max(np.abs(plain.joints - pulled.joints)) > 1e-2  # the pull made a difference
+
+
 def test_replay_starts_from_the_slightly_bent_start_pose_not_the_drawn_one():
     start = ikchain.solvers.default_init(ikchain.Chain(TWO), -1)
     view = replay_of(lengths=TWO, target=[1.0, 0.6], method="ccd", iterations=64, bend=-1)

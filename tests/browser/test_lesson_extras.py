@@ -9,6 +9,7 @@ the reader's input ends a replay.
 
 from __future__ import annotations
 
+import itertools
 import math
 from pathlib import Path
 from typing import Any
@@ -380,6 +381,27 @@ def test_limits_hold_the_chain_and_show_where_it_can_reach(page: Any, server_url
     assert float(reading(page, fig, "error")) < 1e-9
     assert layer.get_attribute("visibility") == "hidden"
     assert page.locator(f"#{fig}").get_attribute("data-limits") == "free"
+
+
+def test_replay_in_25_solves_with_the_figures_limits(page: Any, server_url: str) -> None:
+    """The replay asks for the figure's own chain: with the limits on, every replayed
+    pose keeps each joint within them (read back off the drawn joints)."""
+    open_lesson(page, server_url)
+    fig = "fig-s25"
+    click_world(page, fig, 0.2, -0.9)  # below the shoulder, where the free chain would go
+    limits = page.evaluate("id => window.__ikchainChoose[id].limits()", fig)
+    body = page.evaluate("id => window.__ikchainReplays[id].body()", fig)
+    assert body["limits"] == limits and body["bend"] is None
+    data = start_replay(page, fig)
+    assert len(data["steps"]) > 2
+    for step in data["steps"][1:]:
+        joints = step["joints"]
+        absolute = [math.atan2(b[1] - a[1], b[0] - a[0]) for a, b in itertools.pairwise(joints)]
+        relative = [absolute[0]] + [
+            math.remainder(b - a, 2 * math.pi) for a, b in itertools.pairwise(absolute)
+        ]
+        for angle, (low, high) in zip(relative, limits, strict=True):
+            assert low - 1e-6 <= angle <= high + 1e-6
 
 
 def test_fabrik_with_limits_says_it_takes_none(page: Any, server_url: str) -> None:

@@ -155,6 +155,7 @@ SECTIONS: tuple[Section, ...] = (
             ("text", "intro"),
             ("figure", ""),
             ("choose", ""),
+            ("replay", ""),
             ("text", "limits"),
             ("limits-table", ""),
             ("text", "rest"),

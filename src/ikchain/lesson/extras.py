@@ -30,7 +30,7 @@ def fill(template: str, **values: Any) -> str:
 def replay_default(figure: dict[str, Any], text: dict[str, Any]) -> dict[str, Any]:
     """The replay of a figure's default state, as :func:`replay.replay_view` gives it."""
     d = figure["defaults"]
-    chain = Chain(d["lengths"])
+    chain = Chain(d["lengths"], limits_for(figure["key"], len(d["lengths"])))  # 2.5: limits
     joint = d["method"] == "ccd"
     options = {
         "max_iterations": min(

@@ -57,7 +57,7 @@ FRAME_KEYS = SOLVE_KEYS | {
 }
 #: Kinds of message on the frame channel besides a drag frame (``kind`` absent or
 #: "frame"), and the keys each takes.
-REPLAY_KEYS = SOLVE_KEYS | {"id", "kind", "lang", "joint_steps"}
+REPLAY_KEYS = SOLVE_KEYS | {"id", "kind", "lang", "joint_steps", "limits", "rest", "rest_weight"}
 MOTION_KEYS = frozenset(
     {"id", "kind", "lang", "lengths", "path", "frames_per_lap", "budget", "start"}
 )

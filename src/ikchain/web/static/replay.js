@@ -80,7 +80,11 @@
       lengths: live.lengths,
       target: s.frame.target, // the solved target (with smoothing, where the ring is drawn)
       method: method,
-      bend: s.bend,
+      // what the figure's own requests carry (2.5: limits, the pull, no bend with them)
+      bend: live.bend,
+      limits: live.limits,
+      rest: method === "dls" ? live.rest : null,
+      rest_weight: method === "dls" ? live.rest_weight : null,
       iterations: Math.min(s.iterations, max),
       tolerance: s.tolerance,
       damping: iterative && s.method !== "fabrik" ? s.damping : null,
