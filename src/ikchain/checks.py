@@ -106,6 +106,20 @@ def check_angles(value: ArrayLike, n_bones: int, name: str = "init") -> NDArray[
     return array
 
 
+def check_batch_shape(
+    target_shape: tuple[int, ...], start_shape: tuple[int, ...]
+) -> tuple[int, ...]:
+    """The batch shape of targets (``target_shape`` + (2,)) and start poses
+    (``start_shape`` + (n,)) broadcast together; ValueError when they do not."""
+    try:
+        return np.broadcast_shapes(target_shape, start_shape)
+    except ValueError:
+        raise ValueError(
+            f"init: expected a batch shape that broadcasts with target's {target_shape}, "
+            f"got {start_shape}"
+        ) from None
+
+
 def check_count(value: Any, name: str) -> int:
     """A non-negative integer count (bools are refused)."""
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):

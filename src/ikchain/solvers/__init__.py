@@ -19,6 +19,7 @@ from numpy.typing import ArrayLike, NDArray
 from ikchain.chain import Chain
 from ikchain.checks import (
     check_angles,
+    check_batch_shape,
     check_bend,
     check_count,
     check_fraction,
@@ -476,13 +477,7 @@ def _iterate_many(
         start = check_angles(init, n, "init")
         _check_within_limits(chain, start)
         start_shape = start.shape[:-1]
-    try:
-        shape = np.broadcast_shapes(target.shape[:-1], start_shape)
-    except ValueError:
-        raise ValueError(
-            f"init: expected a batch shape that broadcasts with target's {target.shape[:-1]}, "
-            f"got {start_shape}"
-        ) from None
+    shape = check_batch_shape(target.shape[:-1], start_shape)
     count = math.prod(shape)
     targets = np.array(np.broadcast_to(target, (*shape, 2)).reshape(-1, 2))  # a copy
     if init is not None:

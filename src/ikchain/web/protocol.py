@@ -34,6 +34,7 @@ import numpy as np
 
 from ikchain.caps import CAPS, MAX_ANGLE
 from ikchain.chain import Chain
+from ikchain.checks import check_batch_shape
 from ikchain.lesson import motion, replay
 from ikchain.lesson.content import DEFAULT_LANG, LANGS, load_text
 from ikchain.lesson.frames import (
@@ -349,12 +350,9 @@ def parse_solve(data: Any, *, allowed: frozenset[str] = SOLVE_KEYS, batch: bool 
         if data.get("rest_weight") is not None:
             options["rest_weight"] = _number(data, "rest_weight")
     try:
-        batch_shape = np.broadcast_shapes(target.shape[:-1], init_shape)
-    except ValueError:
-        raise RequestError(
-            f"init: expected a batch shape that broadcasts with target's {target.shape[:-1]}, "
-            f"got {init_shape}"
-        ) from None
+        batch_shape = check_batch_shape(target.shape[:-1], init_shape)
+    except ValueError as error:
+        raise RequestError(str(error)) from None
     request = SolveRequest(chain, target, method, options)
     checked = Checked(request, batch_shape, work_from_request(request, batch_shape))
     _check_caps(checked)
