@@ -210,6 +210,16 @@ def test_installed_command_runs():
     assert done.returncode == 2 and "Traceback" not in done.stderr
 
 
+def start_lesson(*args: str) -> subprocess.Popen:
+    """``python -m ikchain lesson --no-browser *args`` in a child process (text pipes)."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "ikchain", "lesson", "--no-browser", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
 @pytest.mark.parametrize("workers", [1, 2])
 def test_lesson_command_serves_the_page_on_loopback(workers):
     """The README's first command: `ikchain lesson` prints its URL and serves the page
@@ -221,15 +231,7 @@ def test_lesson_command_serves_the_page_on_loopback(workers):
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    server = subprocess.Popen(
-        [
-            *(sys.executable, "-m", "ikchain", "lesson", "--no-browser", "--port", str(port)),
-            *("--workers", str(workers)),
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    server = start_lesson("--port", str(port), "--workers", str(workers))
     try:
         line = server.stdout.readline()
         assert f"http://127.0.0.1:{port}/" in line
@@ -278,15 +280,7 @@ def test_lesson_workers_share_the_connections():
     import socket
     import time
 
-    server = subprocess.Popen(
-        [
-            *(sys.executable, "-m", "ikchain", "lesson", "--no-browser", "--port", "0"),
-            *("--workers", "2"),
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    server = start_lesson("--port", "0", "--workers", "2")
     clients = []
     try:
         line = server.stdout.readline()
@@ -342,15 +336,7 @@ def test_lesson_processes_end_with_the_server_even_when_it_is_killed():
     import signal
     import time
 
-    server = subprocess.Popen(
-        [
-            *(sys.executable, "-m", "ikchain", "lesson", "--no-browser", "--port", "0"),
-            *("--workers", "2"),
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-    )
+    server = start_lesson("--port", "0", "--workers", "2")
     try:
         assert "serving on" in server.stdout.readline()
         deadline = time.monotonic() + 60  # the heavy-request processes start meanwhile
@@ -367,15 +353,7 @@ def test_lesson_processes_end_with_the_server_even_when_it_is_killed():
 
 
 def test_lesson_warns_when_it_binds_every_interface():
-    server = subprocess.Popen(
-        [
-            *(sys.executable, "-m", "ikchain", "lesson", "--no-browser", "--port", "0"),
-            *("--host", "0.0.0.0", "--allowed-host", "lesson.lan"),
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    server = start_lesson("--port", "0", "--host", "0.0.0.0", "--allowed-host", "lesson.lan")
     try:
         warning = server.stderr.readline()
         assert warning.startswith("ikchain lesson: warning: --host 0.0.0.0 makes the page")
