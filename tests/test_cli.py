@@ -352,6 +352,39 @@ def test_lesson_processes_end_with_the_server_even_when_it_is_killed():
     assert not left, f"processes outlived the killed server: {sorted(left)}"
 
 
+def test_lesson_websocket_sends_frames_uncompressed():
+    """permessage-deflate cost 15 % of the server's CPU per drag frame (replies of
+    ~1.5 kB, on loopback or a classroom LAN): the server declines it."""
+    import base64
+    import socket
+
+    server = start_lesson("--port", "0")
+    try:
+        line = server.stdout.readline()
+        assert "serving on" in line, line
+        port = int(line.split("http://127.0.0.1:")[1].split("/")[0])
+        key = base64.b64encode(os.urandom(16)).decode()
+        handshake = (
+            f"GET /ws HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\n"
+            f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
+            "Sec-WebSocket-Version: 13\r\n"
+            "Sec-WebSocket-Extensions: permessage-deflate; client_max_window_bits\r\n\r\n"
+        )
+        with socket.create_connection(("127.0.0.1", port), timeout=30) as sock:
+            sock.sendall(handshake.encode())
+            answer = b""
+            while b"\r\n\r\n" not in answer:
+                chunk = sock.recv(4096)
+                assert chunk, answer
+                answer += chunk
+        head = answer.split(b"\r\n\r\n")[0].decode().lower()
+        assert head.startswith("http/1.1 101"), head
+        assert "permessage-deflate" not in head
+    finally:
+        server.terminate()
+        server.wait(timeout=20)
+
+
 def test_lesson_warns_when_it_binds_every_interface():
     server = start_lesson("--port", "0", "--host", "0.0.0.0", "--allowed-host", "lesson.lan")
     try:

@@ -106,6 +106,7 @@ def _run(sock: socket.socket, workers: int) -> None:
         workers=workers,
         log_level="warning",
         ws_max_size=WS_MAX_BYTES,
+        ws_per_message_deflate=False,
     )
 
 
