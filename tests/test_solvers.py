@@ -1,5 +1,6 @@
 """Iterative solvers: properties that hold whatever the implementation."""
 
+import dataclasses
 import math
 
 import numpy as np
@@ -136,6 +137,9 @@ def test_batch_equals_one_at_a_time(method):
         assert batch.iterations[index] == single.iterations
         assert batch.status[index] is single.status
         assert batch.converged[index] == single.converged
+    copied = dataclasses.replace(batch)  # a Result stays a Result when copied field by field
+    np.testing.assert_array_equal(copied.converged, batch.converged)
+    assert np.all(copied.status == batch.status)
 
 
 def test_analytic_batch_equals_one_at_a_time(lesson_chain):

@@ -325,7 +325,10 @@ class _BatchResult(Result):
 
     @property
     def converged(self) -> Any:
-        return self.__dict__["_codes"] == CODE_BY_STATUS[Status.CONVERGED]
+        codes = self.__dict__.get("_codes")  # absent in a copy made by dataclasses.replace
+        if codes is None:
+            return self.status == Status.CONVERGED
+        return codes == CODE_BY_STATUS[Status.CONVERGED]
 
 
 def _scalar(value: Any) -> Any:
