@@ -9,8 +9,10 @@ the reader's input ends a replay.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import math
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +27,22 @@ PHONE = {"width": 390, "height": 844}
 def open_lesson(page: Any, base: str, lang: str = "en") -> None:
     page.goto(f"{base}/?lang={lang}")
     page.wait_for_function("document.documentElement.classList.contains('js-ready')")
+
+
+@contextlib.contextmanager
+def phone_lesson(browser: Any, base: str, lang: str) -> Iterator[Any]:
+    """The lesson open on a 390 × 844 touch phone; on leaving, no script error was
+    raised on the page, and the phone's browser context is closed."""
+    context = browser.new_context(viewport=PHONE, has_touch=True, is_mobile=True)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    try:
+        open_lesson(page, base, lang)
+        yield page
+        assert errors == []
+    finally:
+        context.close()
 
 
 def wait_idle(page: Any, fig: str) -> None:
@@ -158,12 +176,7 @@ def test_dragging_the_ring_ends_the_replay(page: Any, server_url: str) -> None:
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_replay_on_a_phone_with_touch(browser: Any, server_url: str, lang: str) -> None:
-    context = browser.new_context(viewport=PHONE, has_touch=True, is_mobile=True)
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    try:
-        open_lesson(page, server_url, lang)
+    with phone_lesson(browser, server_url, lang) as page:
         fig = "fig-s22"
         page.locator(f"#{fig}-replay button[name=start]").scroll_into_view_if_needed()
         page.locator(f"#{fig}-replay button[name=start]").tap()
@@ -190,9 +203,6 @@ def test_replay_on_a_phone_with_touch(browser: Any, server_url: str, lang: str) 
         assert size >= 11
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
         panel.screenshot(path=str(SCREENSHOTS / f"replay-phone-{lang}.png"))
-        assert errors == []
-    finally:
-        context.close()
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
@@ -295,12 +305,7 @@ def test_motion_controls_ask_for_a_new_path(page: Any, server_url: str) -> None:
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_motion_on_a_phone(browser: Any, server_url: str, lang: str) -> None:
-    context = browser.new_context(viewport=PHONE, has_touch=True, is_mobile=True)
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    try:
-        open_lesson(page, server_url, lang)
+    with phone_lesson(browser, server_url, lang) as page:
         player = "motion-tracking"
         button = page.locator(f"#{player} button[name=play]")
         button.scroll_into_view_if_needed()
@@ -320,9 +325,6 @@ def test_motion_on_a_phone(browser: Any, server_url: str, lang: str) -> None:
         assert button.text_content() == load_text(lang)["motion"]["pause"]
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
         el.screenshot(path=str(SCREENSHOTS / f"motion-phone-{lang}.png"))
-        assert errors == []
-    finally:
-        context.close()
 
 
 def test_motion_without_scripts_reads_whole(page_no_js: Any, server_url: str) -> None:
@@ -464,12 +466,7 @@ def test_coherence_player_warm_against_cold(page: Any, server_url: str) -> None:
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_section_25_on_a_phone(browser: Any, server_url: str, lang: str) -> None:
-    context = browser.new_context(viewport=PHONE, has_touch=True, is_mobile=True)
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    try:
-        open_lesson(page, server_url, lang)
+    with phone_lesson(browser, server_url, lang) as page:
         panel = page.locator("#fig-s25-choose")
         panel.scroll_into_view_if_needed()
         panel.locator("select[name=limits]").select_option("free")
@@ -480,9 +477,6 @@ def test_section_25_on_a_phone(browser: Any, server_url: str, lang: str) -> None
             assert sizes[0] <= sizes[1], selector
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
         page.locator("#s25").screenshot(path=str(SCREENSHOTS / f"s25-phone-{lang}.png"))
-        assert errors == []
-    finally:
-        context.close()
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
