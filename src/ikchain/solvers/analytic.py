@@ -32,7 +32,7 @@ import numba
 import numpy as np
 
 from ikchain.solvers.compiled import kernel, norm, wrap_angle
-from ikchain.solvers.loop import (
+from ikchain.solvers.units import (
     CHUNKS,
     CONVERGED,
     TOO_FAR,

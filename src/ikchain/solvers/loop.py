@@ -40,80 +40,30 @@ import numpy as np
 from ikchain.solvers import ccd, dls, fabrik
 from ikchain.solvers.compiled import joints_into, kernel, norm
 from ikchain.solvers.methods import CODE, START_BEND
+from ikchain.solvers.units import (
+    CHUNKS,
+    CONVERGED,
+    MAX_ITERATIONS,
+    OUTSIDE_LIMITS,
+    STALLED,
+    TOO_FAR,
+    UNREACHABLE,
+    gap_to_annulus,
+    power_of_two,
+    times,
+    unit_target,
+    unit_tolerance,
+    within_floats,
+)
 
 CCD, FABRIK, DLS = CODE["ccd"], CODE["fabrik"], CODE["dls"]
 
-# Status codes (the order of ikchain.result.STATUS_BY_CODE), and a refused target.
-CONVERGED, UNREACHABLE, STALLED, MAX_ITERATIONS = 0, 1, 2, 3
-TOO_FAR = -2
-OUTSIDE_LIMITS = -3
-
 #: A change of at most this many machine epsilons (relative) counts as no change.
 ROUNDING = 8.0 * float(np.finfo(np.float64).eps)
-#: Targets beyond this many chain lengths are moved in along their ray (see above).
-FAR = 2.0**200
-#: The tolerance, in chain lengths, is capped here (beyond, every pose converges).
-TOLERANCE_CAP = 2.0**300
-#: A batch is cut into at most this many chunks, shared out among the threads.
-CHUNKS = 256
 #: Scratch rows a step may use (``work``), beyond the loop's own; DLS finds the rest
 #: pose in row 5.
 STEP_ROWS = 7
 REST_ROW = 5
-
-
-# -- scale ----------------------------------------------------------------------------
-
-
-@kernel()
-def power_of_two(e: int) -> float:
-    """``2**e`` when it is a normal float (then ``x * 2**e`` is exact), else 0."""
-    return math.ldexp(1.0, e) if -1000 < e < 1000 else 0.0
-
-
-@kernel()
-def times(x: float, e: int, factor: float) -> float:
-    """``x * 2**e`` rounded once, ``factor`` being :func:`power_of_two` ``(e)``."""
-    return x * factor if factor != 0.0 else math.ldexp(x, e)
-
-
-@kernel()
-def unit_tolerance(tolerance: float, e: int, down: float, up: float) -> float:
-    """``tolerance / 2**e``, capped, never rounded up (converged must mean error <= it)."""
-    scaled = times(tolerance, -e, down)
-    if not scaled <= TOLERANCE_CAP:
-        return TOLERANCE_CAP
-    if times(scaled, e, up) > tolerance:
-        scaled = np.nextafter(scaled, 0.0)
-    return scaled
-
-
-@kernel()
-def unit_target(tx: float, ty: float, e: int, down: float) -> tuple[float, float, bool]:
-    """The target in chain units, and whether it was moved in from beyond :data:`FAR`."""
-    ux = times(tx, -e, down)
-    uy = times(ty, -e, down)
-    if norm(ux, uy) <= FAR:
-        return ux, uy, False
-    k = 200 - math.frexp(max(abs(tx), abs(ty)))[1]
-    return math.ldexp(tx, k), math.ldexp(ty, k), True
-
-
-@kernel()
-def within_floats(tx: float, ty: float, outer: float) -> bool:
-    """Whether ``|t| + outer`` is a finite float (every distance of the solve is then)."""
-    if abs(tx) < 1e300 and abs(ty) < 1e300 and outer < 1e300:
-        return True
-    return norm(tx, ty) + outer < math.inf
-
-
-@kernel()
-def gap_to_annulus(radius: float, inner: float, outer: float) -> float:
-    """``max(0, radius - outer, inner - radius)``: the smallest error of any pose."""
-    outside = radius - outer
-    inside = inner - radius
-    worst = outside if outside >= inside else inside
-    return 0.0 if worst <= 0.0 else worst
 
 
 # -- the loop ---------------------------------------------------------------------------
