@@ -101,11 +101,13 @@ def test_analytic_needs_two_bones():
         ikchain.solve(ikchain.Chain([1, 1, 1]), [1, 1], method="analytic")
 
 
-def test_methods_that_cannot_honour_limits_say_so():
-    limited = ikchain.Chain([0.8, 0.6], limits=[[-1, 1], [-1, 1]])
-    for method in ("analytic", "fabrik"):
-        with pytest.raises(ValueError, match="expected a chain without joint limits"):
-            ikchain.solve(limited, [1, 0.5], method=method)
+def test_every_method_takes_limits_and_keeps_within_them():
+    """Every method accepts a limited chain and ends inside its limits (none refuses)."""
+    limited = ikchain.Chain([0.8, 0.6], limits=[[-1, 1], [0.2, 1]])
+    for method in ikchain.METHODS:
+        result = ikchain.solve(limited, [0.3, 1.2], method=method)
+        assert np.all(result.angles >= limited.limits[:, 0]), method
+        assert np.all(result.angles <= limited.limits[:, 1]), method
 
 
 def test_start_pose_outside_limits_is_refused():

@@ -33,7 +33,13 @@ def test_bench_runs_tiny_and_writes_json(tmp_path, capsys):
     )
     assert status == 0
     out = capsys.readouterr().out
-    for heading in ("Batch analytic", "Batch iterative", "Convergence against reach", "Goals"):
+    for heading in (
+        "Batch analytic",
+        "Batch iterative",
+        "Convergence against reach",
+        "Joint limits",
+        "Goals",
+    ):
         assert heading in out
     assert "peers: skipped (--no-peers)" in out
     data = json.loads(path.read_text(encoding="utf-8"))
@@ -42,7 +48,7 @@ def test_bench_runs_tiny_and_writes_json(tmp_path, capsys):
     assert {row["solver"] for row in data["single"]} == {"analytic", "ccd", "fabrik", "dls"}
     for row in data["single"]:
         assert row["us_per_solve"]["low"] <= row["us_per_solve"]["median"]
-    assert len(data["goals"]) == 11
+    assert len(data["goals"]) == 15
     assert all(goal["met"] in (True, False, None) for goal in data["goals"])
 
 

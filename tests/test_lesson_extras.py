@@ -405,7 +405,6 @@ def test_free_frame_has_no_limits_layer():
         ({"limits": [[0.5, -0.5], [0, 1], [0, 1]]}, "limits: expected min <= max"),
         ({"limits": [[0, 1]]}, "limits: expected shape (3, 2)"),
         ({"limits": "tight"}, "limits"),
-        ({"limits": ARM3.tolist(), "method": "fabrik"}, "method 'fabrik': expected a chain"),
         ({"limits": ARM3.tolist(), "init": [3.0, 0.0, 0.0]}, "init"),
     ],
 )
@@ -413,6 +412,15 @@ def test_bad_limits_get_a_message(changes, expected):
     body = {"id": 8, "lengths": THREE, "target": [0.9, 0.5], "method": "ccd", **changes}
     answer = frame_reply(json.dumps(body))
     assert answer["ok"] is False and expected in answer["error"]
+
+
+def test_fabrik_frames_take_the_limits():
+    """A FABRIK frame on the limited chain is solved within the limits (no refusal)."""
+    body = {"id": 8, "lengths": THREE, "target": [0.9, 0.5], "method": "fabrik"}
+    answer = frame_reply(json.dumps({**body, "limits": ARM3.tolist()}))
+    assert answer["ok"] is True
+    angles = np.array(answer["frame"]["result"]["angles"])
+    assert np.all(angles >= ARM3[:, 0]) and np.all(angles <= ARM3[:, 1])
 
 
 def test_shaded_set_holds_the_tips_of_random_poses_inside_the_limits():

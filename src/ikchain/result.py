@@ -17,8 +17,9 @@ class Status(enum.StrEnum):
     CONVERGED
         The end error reached the tolerance.
     UNREACHABLE
-        No pose reaches the target (it lies outside the annulus); the end error
-        came within the tolerance of the smallest possible error, ``min_error``.
+        No pose reaches the target (it lies outside the annulus, or outside the set
+        the joint limits allow); the end error came within the tolerance of the
+        smallest possible error, ``min_error``.
     STALLED
         An iteration changed no angle while the error was still above the goal
         (for example CCD on a collinear chain whose target lies on its line).
@@ -59,10 +60,14 @@ class Result:
     error : float or array, shape (...)
         Distance from tip to target (m).
     min_error : float or array, shape (...)
-        Smallest error any pose of the free chain can have: the target's distance to
-        the reachable annulus (m). 0 when reachable.
+        Smallest error any pose can have (m): the target's distance to the set of
+        tips the chain reaches, the annulus for a free chain, the smaller set its
+        joint limits allow for a limited one. 0 when reachable. Where ``certified``
+        is False it is a proven lower bound instead.
     reachable : bool or array, shape (...)
-        Whether the target lies in the annulus, so that some pose reaches it.
+        Whether some pose (within the joint limits) reaches the target:
+        ``min_error == 0``. False is always proven; True is proven where
+        ``certified``.
     iterations : int or array, shape (...)
         Iterations used (0 for the closed form).
     status : Status or object array of Status, shape (...)
@@ -75,6 +80,13 @@ class Result:
     trace_angles : array, shape (..., k + 1, n), optional
         The pose before the first iteration and after each one (rad), with
         ``trace``; NaN after an element of a batch stopped.
+    certified : bool or array, shape (...)
+        Whether ``min_error`` is exact (always, without joint limits). Under
+        limits a search decides it; when its budget runs out first, ``min_error``
+        is a proven lower bound and this is False.
+    at_limit : array of bool, shape (..., n)
+        Which joints of the final pose sit exactly at one of their bounds (all
+        False without limits).
     """
 
     angles: NDArray[np.float64]
@@ -89,6 +101,8 @@ class Result:
     method: str
     trace: NDArray[np.float64] | None = None
     trace_angles: NDArray[np.float64] | None = None
+    certified: Any = True
+    at_limit: Any = None
 
     @property
     def shape(self) -> tuple[int, ...]:
@@ -124,6 +138,8 @@ class Result:
             "reachable": _plain(self.reachable),
             "iterations": _plain(self.iterations),
             "status": status,
+            "certified": _plain(self.certified),
+            "at_limit": _plain(self.at_limit),
         }
         if self.trace is not None:
             data["trace"] = _nan_as_none(self.trace)
@@ -166,6 +182,8 @@ def make_result(
     trace: NDArray[np.float64] | None = None,
     trace_angles: NDArray[np.float64] | None = None,
     cls: type[Result] = Result,
+    certified: Any = True,
+    at_limit: Any = None,
 ) -> Result:
     """A :class:`Result` (or ``cls``) with these fields, built without the dataclass
     ``__init__``.
@@ -188,7 +206,19 @@ def make_result(
     fields["method"] = method
     fields["trace"] = trace
     fields["trace_angles"] = trace_angles
+    fields["certified"] = certified
+    if at_limit is not None:
+        fields["at_limit"] = at_limit
     return result
+
+
+def at_limit_from_angles(
+    angles: NDArray[np.float64], limits: NDArray[np.float64] | None
+) -> NDArray[np.bool_]:
+    """Which angles (..., n) equal a bound of ``limits`` (n, 2) exactly (None: none)."""
+    if limits is None:
+        return np.zeros(angles.shape, dtype=np.bool_)
+    return (angles == limits[:, 0]) | (angles == limits[:, 1])
 
 
 class _OneResult(Result):
@@ -219,6 +249,10 @@ class _OneResult(Result):
     def target(self) -> NDArray[np.float64]:
         return np.array(self.__dict__["_point"])
 
+    @functools.cached_property
+    def at_limit(self) -> NDArray[np.bool_]:
+        return at_limit_from_angles(self.angles, self.__dict__["_limits"])
+
     @property
     def shape(self) -> tuple[int, ...]:
         return ()
@@ -236,6 +270,8 @@ def result_from_buffer(
     method: str,
     trace: NDArray[np.float64] | None = None,
     trace_angles: NDArray[np.float64] | None = None,
+    certified: bool = True,
+    limits: NDArray[np.float64] | None = None,
 ) -> Result:
     """The Result of one target from the buffer a kernel filled.
 
@@ -255,6 +291,8 @@ def result_from_buffer(
     fields["method"] = method
     fields["trace"] = trace
     fields["trace_angles"] = trace_angles
+    fields["certified"] = certified
+    fields["_limits"] = limits
     return result
 
 
@@ -271,27 +309,35 @@ def result_from_batch(
     method: str,
     trace: NDArray[np.float64] | None = None,
     trace_angles: NDArray[np.float64] | None = None,
+    certified: NDArray[np.bool_] | None = None,
+    limits: NDArray[np.float64] | None = None,
 ) -> Result:
     """The Result of a flat batch (B, ...) laid out in the batch ``shape``.
+
+    ``certified`` None: every target's ``min_error`` is exact.
 
     A ``shape`` of ``()`` (one target, given in a batch-shaped way) gives plain
     Python scalars and a :class:`Status`, as a single solve does.
     """
     n = angles.shape[-1]
     joints = joints.reshape(*shape, n + 1, 2)
+    if certified is None:
+        certified = np.ones(error.shape, dtype=np.bool_)
     fields: tuple[Any, ...] = (
         error.reshape(shape),
         min_error.reshape(shape),
         reachable.reshape(shape),
         iterations.reshape(shape),
+        certified.reshape(shape),
     )
     if shape == ():
         fields = tuple(_scalar(value) for value in fields)
         status: Any = STATUS_BY_CODE[int(codes.reshape(()))]
     else:
         status = None  # made from the codes when first read (see _BatchResult)
+    poses = angles.reshape(*shape, n)
     result = make_result(
-        angles.reshape(*shape, n),
+        poses,
         joints,
         joints[..., n, :],
         target.reshape(*shape, 2),
@@ -304,10 +350,13 @@ def result_from_batch(
         None if trace is None else trace.reshape(*shape, -1),
         None if trace_angles is None else trace_angles.reshape(*shape, -1, n),
         cls=Result if shape == () else _BatchResult,
+        certified=fields[4],
+        at_limit=at_limit_from_angles(poses, limits) if shape == () else None,
     )
     if shape != ():
         del result.__dict__["status"]  # the cached property below fills it when read
         result.__dict__["_codes"] = codes.reshape(shape)
+        result.__dict__["_limits"] = limits
     return result
 
 
@@ -322,6 +371,10 @@ class _BatchResult(Result):
     @functools.cached_property
     def status(self) -> Any:
         return np.take(_STATUS_OBJECTS, self.__dict__["_codes"])
+
+    @functools.cached_property
+    def at_limit(self) -> NDArray[np.bool_]:
+        return at_limit_from_angles(self.angles, self.__dict__.get("_limits"))
 
     @property
     def converged(self) -> Any:

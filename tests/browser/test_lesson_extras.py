@@ -406,21 +406,17 @@ def test_replay_in_25_solves_with_the_figures_limits(page: Any, server_url: str)
             assert low - 1e-6 <= angle <= high + 1e-6
 
 
-def test_fabrik_with_limits_says_it_takes_none(page: Any, server_url: str) -> None:
+def test_fabrik_keeps_the_limits(page: Any, server_url: str) -> None:
+    """FABRIK takes joint limits like the other methods: the limits stay drawn and on."""
     open_lesson(page, server_url, "zh")
     fig = "fig-s25"
     page.locator(f"#{fig} select[name=method]").select_option("fabrik")
     wait_idle(page, fig)
     assert page.locator(f"#{fig} .fig-error").is_hidden()
-    note = page.locator(f"#{fig}-choose .choose-note").text_content()
-    assert note == load_text("zh")["choose"]["fabrik_note"]
-    assert page.locator(f"#{fig} .limits-layer").get_attribute("visibility") == "hidden"
-    assert page.locator(f"#{fig} select[name=bend]").is_enabled()  # no limits: it holds
-    page.locator(f"#{fig} select[name=method]").select_option("dls")
-    wait_idle(page, fig)
     assert page.locator(f"#{fig} .limits-layer").get_attribute("visibility") == "visible"
     note = page.locator(f"#{fig}-choose .choose-note").text_content()
     assert note == load_text("zh")["choose"]["bend_limits_note"]
+    assert page.locator(f"#{fig} select[name=bend]").is_disabled()
 
 
 def test_bend_control_is_off_while_limits_or_the_pull_pick_the_side(

@@ -225,7 +225,31 @@ def run(args: argparse.Namespace, out=None) -> dict[str, Any]:
             f"{row['max_error']:10.1e}"
         )
 
-    # 5. start-up, in fresh processes
+    # 5. joint limits: reach search and solve
+    limits = suites.bench_limits(500 if quick else 10_000, 10 if quick else 250, repeats)
+    data["limits"] = limits
+    say()
+    say("Joint limits (random chains and limits; half the targets reachable)")
+    two = limits["two_bone_single_us"]
+    say(
+        f"  2 bones, single default solve (µs): limited {_fig(two['limited'], 2)}, "
+        f"free {_fig(two['free'], 2)}, ratio {limits['two_bone_ratio']:.2f}x"
+    )
+    four = limits["four_bone_single_ms"]
+    say(
+        f"  4 bones, single limited solve over {four['targets']} targets (ms): median "
+        f"{four['median']:.3f}, p99 {four['p99']:.3f}, max {four['max']:.3f}"
+    )
+    batch_us = _fig(limits["three_bone_batch_us_per_target"], 2)
+    say(f"  3 bones, batch of {500 if quick else 10_000} limited targets (µs/target): {batch_us}")
+    say(f"  {'bones':>5} {'cases':>6} {'certified':>10} {'DLS at the least distance':>26}")
+    for row in limits["dls_at_best"]:
+        say(
+            f"  {row['bones']:>5} {row['cases']:>6} {100 * row['certified']:9.2f}% "
+            f"{100 * row['at_best']:25.2f}%"
+        )
+
+    # 6. start-up, in fresh processes
     if not args.no_startup:
         startup = suites.bench_startup(1 if quick else 3, args.cold_cache)
         data["startup"] = startup
@@ -242,7 +266,7 @@ def run(args: argparse.Namespace, out=None) -> dict[str, Any]:
             cold = startup["compile_kernels_cold_s"]
             say(f"  compile_kernels(), numba cache empty     {cold:.1f}")
 
-    # 6. goals
+    # 7. goals
     baseline = None
     if args.baseline is not None:
         baseline = json.loads(args.baseline.read_text(encoding="utf-8"))
@@ -367,6 +391,45 @@ def evaluate_goals(
             "measured": f"max {top} iterations, {unconverged} not converged",
         }
     )
+    limits = data.get("limits")
+    if limits is not None:
+        ratio = limits["two_bone_ratio"]
+        goals.append(
+            {
+                "goal": "limited single solve, 2 bones <= 1.5x the free single DLS",
+                "ratio": ratio,
+                "met": ratio <= 1.5,
+                "measured": f"{ratio:.2f}x",
+            }
+        )
+        p99 = limits["four_bone_single_ms"]["p99"]
+        goals.append(
+            {
+                "goal": "limited single solve, 4 bones, p99 <= 1 ms",
+                "ratio": p99,
+                "met": p99 <= 1.0,
+                "measured": f"{p99:.3f} ms",
+            }
+        )
+        per = limits["three_bone_batch_us_per_target"]["median"]
+        goals.append(
+            {
+                "goal": "batch of 10^4 limited targets, 3 bones <= 20 µs per target",
+                "ratio": per,
+                "met": per <= 20.0,
+                "measured": f"{per:.2f} µs",
+            }
+        )
+        rows = limits["dls_at_best"]
+        share = sum(r["at_best"] * r["cases"] for r in rows) / sum(r["cases"] for r in rows)
+        goals.append(
+            {
+                "goal": "DLS ends within 1e-9 m of the least distance on >= 99.9% (2-6 bones)",
+                "ratio": share,
+                "met": share >= 0.999,
+                "measured": f"{100 * share:.2f}%",
+            }
+        )
     startup = data.get("startup")
     text = "first solve after the lesson's start-up (compile_kernels) <= 16 ms"
     if startup is None:

@@ -369,3 +369,97 @@ def bench_startup(repeats: int, cold_cache: bool) -> dict[str, Any]:
             )
             data["compile_kernels_cold_s"] = cold["compile"]
     return data
+
+
+# -- joint limits ----------------------------------------------------------------------
+
+
+def random_limited_chain(rng: np.random.Generator, n: int) -> ikchain.Chain:
+    """Lengths in [0.2, 1] m; each joint's range 0.3-2.5 rad wide, anywhere in [-π, π]."""
+    lengths = rng.uniform(0.2, 1.0, n)
+    width = rng.uniform(0.3, 2.5, n)
+    low = rng.uniform(-math.pi, math.pi - width)
+    return ikchain.Chain(lengths, limits=np.stack((low, low + width), axis=-1))
+
+
+def limited_targets(rng: np.random.Generator, chain: ikchain.Chain, count: int) -> np.ndarray:
+    """Half the tips of random poses within the limits, half uniform in the disk of ΣL."""
+    assert chain.limits is not None
+    half = count // 2
+    poses = rng.uniform(chain.limits[:, 0], chain.limits[:, 1], (half, chain.n_bones))
+    reached = ikchain.end_from_angles(chain.lengths, poses)
+    radius = chain.total_length * np.sqrt(rng.uniform(0.0, 1.0, count - half))
+    phase = rng.uniform(-math.pi, math.pi, count - half)
+    disk = np.stack((radius * np.cos(phase), radius * np.sin(phase)), axis=-1)
+    return np.concatenate((reached, disk))
+
+
+def _each_call(chain: ikchain.Chain, targets: np.ndarray) -> np.ndarray:
+    """Seconds of each single default solve (a list target, as user code passes it)."""
+    clock = time.perf_counter
+    solve = ikchain.solve
+    times = np.empty(len(targets))
+    for i, (tx, ty) in enumerate(targets.tolist()):
+        t0 = clock()
+        solve(chain, [tx, ty])
+        times[i] = clock() - t0
+    return times
+
+
+def bench_limits(count: int, cases: int, repeats: int) -> dict[str, Any]:
+    """Limited solves: single (2 and 4 bones), batch (3 bones), and whether DLS ends at
+    the least distance the limits allow, over random chains, limits and targets."""
+    rng = np.random.default_rng(12)
+    out: dict[str, Any] = {}
+    two = random_limited_chain(rng, 2)
+    free = ikchain.Chain(two.lengths)
+    targets = limited_targets(rng, two, min(count, 2000))
+    for chain in (two, free):  # compile and warm
+        ikchain.solve(chain, targets[:2].tolist()[0])
+    limited_us, free_us = [], []
+    gc.disable()
+    try:
+        for _ in range(repeats):
+            limited_us.append(1e6 * float(np.median(_each_call(two, targets))))
+            free_us.append(1e6 * float(np.median(_each_call(free, targets))))
+        four = random_limited_chain(rng, 4)
+        ikchain.solve(four, [0.1, 0.1])
+        four_times = _each_call(four, limited_targets(rng, four, count))
+    finally:
+        gc.enable()
+    out["two_bone_single_us"] = {"limited": stats(limited_us), "free": stats(free_us)}
+    out["two_bone_ratio"] = float(np.median(limited_us) / np.median(free_us))
+    out["four_bone_single_ms"] = {
+        "median": 1e3 * float(np.median(four_times)),
+        "p99": 1e3 * float(np.quantile(four_times, 0.99)),
+        "max": 1e3 * float(four_times.max()),
+        "targets": count,
+    }
+    three = random_limited_chain(rng, 3)
+    batch = limited_targets(rng, three, count)
+    ikchain.solve(three, batch[:64])
+    seconds, _ = timed(lambda: ikchain.solve(three, batch), repeats)
+    out["three_bone_batch_us_per_target"] = stats([1e6 * s / count for s in seconds])
+    rows = []
+    for n in range(2, 7):
+        at_best = certified = total = 0
+        worst = 0.0
+        for _ in range(cases):
+            chain = random_limited_chain(rng, n)
+            result = ikchain.solve(chain, limited_targets(rng, chain, 2))
+            total += 2
+            certified += int(result.certified.sum())
+            short = result.error - result.min_error
+            at_best += int(np.sum(result.certified & (short <= GOAL)))
+            worst = max(worst, float(np.max(np.where(result.certified, short, 0.0))))
+        rows.append(
+            {
+                "bones": n,
+                "cases": total,
+                "certified": certified / total,
+                "at_best": at_best / total,
+                "worst_excess_m": worst,
+            }
+        )
+    out["dls_at_best"] = rows
+    return out

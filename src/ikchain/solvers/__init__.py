@@ -255,8 +255,6 @@ def _check_chain_for(chain: Chain, method: str) -> None:
         raise ValueError(
             f"method {method!r}: expected a {bones}-bone chain, got {chain.n_bones} bones"
         )
-    if chain.limits is not None and method not in TAKES_LIMITS:
-        raise ValueError(f"method {method!r}: expected a chain without joint limits, got limits")
 
 
 _FLOAT_TYPES = (float, int, np.float64)
@@ -350,12 +348,19 @@ def _analytic(
     if point is not None:
         buffer = np.empty(8)
         error, min_error, reachable, code = analytic.solve_one(
-            lengths, chain.outer_radius, chain.inner_radius, bend, point[0], point[1], buffer
+            lengths,
+            chain._limited,
+            chain.outer_radius,
+            chain.inner_radius,
+            bend,
+            point[0],
+            point[1],
+            buffer,
         )
         if code < 0:
             _too_far(chain, np.array(point), np.array([code]))
         return result_from_buffer(
-            buffer, 2, point, error, min_error, reachable, 0, code, "analytic"
+            buffer, 2, point, error, min_error, reachable, 0, code, "analytic", limits=chain.limits
         )
     shape = target.shape[:-1]
     flat = np.array(target, dtype=np.float64).reshape(-1, 2)  # a copy: Result.target
@@ -368,6 +373,7 @@ def _analytic(
     codes = np.empty(count, dtype=np.int64)
     analytic.solve_batch(
         lengths,
+        chain._limited,
         chain.outer_radius,
         chain.inner_radius,
         bend,
@@ -391,6 +397,7 @@ def _analytic(
         np.zeros(count, dtype=np.int64),
         codes,
         "analytic",
+        limits=chain.limits,
     )
 
 
@@ -411,7 +418,7 @@ def _iterate_one(
     room = min(budget + 1, _TRACE_ROOM) if trace else 0
     while True:
         rows = np.empty((room, n + 1)) if trace else _no_trace(n)
-        error, min_error, reachable, iterations, code = loop.solve_one(
+        error, min_error, reachable, iterations, code, certified = loop.solve_one(
             code_of_method,
             chain._kernel_data,
             chain._limited,
@@ -444,7 +451,19 @@ def _iterate_one(
         errors = rows[: iterations + 1, 0].copy()
         poses = rows[: iterations + 1, 1:].copy()
     return result_from_buffer(
-        buffer, n, point, error, min_error, reachable, iterations, code, method, errors, poses
+        buffer,
+        n,
+        point,
+        error,
+        min_error,
+        reachable,
+        iterations,
+        code,
+        method,
+        errors,
+        poses,
+        certified,
+        chain.limits,
     )
 
 
@@ -494,6 +513,7 @@ def _iterate_many(
     reachable = np.empty(count, dtype=np.bool_)
     iterations = np.empty(count, dtype=np.int64)
     codes = np.empty(count, dtype=np.int64)
+    certified = np.empty(count, dtype=np.bool_)
     run = loop.solve_batch if count >= _PARALLEL_FROM else loop.solve_batch_serial
     room = 0
     if trace:
@@ -522,6 +542,7 @@ def _iterate_many(
             reachable,
             iterations,
             codes,
+            certified,
             rows,
         )
         _too_far(chain, targets.reshape(*shape, 2), codes.reshape(shape))
@@ -542,4 +563,6 @@ def _iterate_many(
         method,
         rows[:, :longest, 0] if trace else None,
         rows[:, :longest, 1:] if trace else None,
+        certified,
+        chain.limits,
     )

@@ -8,6 +8,10 @@ into relative angles, each the old one plus the shortest change, so that the sha
 loop and the result see angles as with every other solver (and a pose given outside
 (-pi, pi] stays continuous).
 
+Joint limits are applied in the forward pass, right after each joint is placed: its
+relative angle goes to the nearest angle within its limits (around the circle), and
+the bone is laid along it, so the next joint is pulled from a pose that keeps them.
+
 :func:`step` is compiled and run by the one loop, :mod:`ikchain.solvers.loop`.
 """
 
@@ -18,6 +22,7 @@ import math
 import numpy as np
 
 from ikchain.solvers.compiled import joints_into, kernel, norm, wrap_angle
+from ikchain.solvers.limited import nearest_within
 
 
 @kernel()
@@ -27,11 +32,17 @@ def step(
     joints: np.ndarray,
     tx: float,
     ty: float,
+    limited: bool,
+    lows: np.ndarray,
+    highs: np.ndarray,
     new_angles: np.ndarray,
     new_joints: np.ndarray,
     work: np.ndarray,
 ) -> None:
-    """One backward and forward pass; ``work`` is scratch of shape (>= 2, >= n)."""
+    """One backward and forward pass; ``work`` is scratch of shape (>= 2, >= n).
+
+    ``lows`` and ``highs`` bound each joint where ``limited``.
+    """
     n = lengths.size
     cs = work[0]
     ss = work[1]
@@ -63,6 +74,7 @@ def step(
         p[i, 1] = ay + lengths[i] * dy
     p[0, 0] = 0.0
     p[0, 1] = 0.0
+    previous = 0.0  # absolute angle of the bone before joint i
     for i in range(n):  # forward: head to tail
         ax = p[i, 0]
         ay = p[i, 1]
@@ -75,8 +87,20 @@ def step(
         else:
             dx = cs[i]
             dy = ss[i]
+        if limited:
+            turned = math.atan2(dy, dx) - previous - angles[i]
+            if abs(turned) > math.pi:
+                turned = wrap_angle(turned)
+            relative = nearest_within(angles[i] + turned, lows[i], highs[i])
+            new_angles[i] = relative  # exactly within the limits, not re-derived
+            previous += relative
+            dx = math.cos(previous)
+            dy = math.sin(previous)
         p[i + 1, 0] = ax + lengths[i] * dx
         p[i + 1, 1] = ay + lengths[i] * dy
+    if limited:
+        joints_into(lengths, new_angles, new_joints)
+        return
     previous = 0.0
     for i in range(n):
         new_absolute = math.atan2(p[i + 1, 1] - p[i, 1], p[i + 1, 0] - p[i, 0])

@@ -39,6 +39,7 @@ import numpy as np
 
 from ikchain.solvers import ccd, dls, fabrik
 from ikchain.solvers.compiled import joints_into, kernel, norm
+from ikchain.solvers.limited import reach, search_budget
 from ikchain.solvers.methods import CODE, START_BEND
 from ikchain.solvers.units import (
     CHUNKS,
@@ -61,9 +62,11 @@ CCD, FABRIK, DLS = CODE["ccd"], CODE["fabrik"], CODE["dls"]
 #: A change of at most this many machine epsilons (relative) counts as no change.
 ROUNDING = 8.0 * float(np.finfo(np.float64).eps)
 #: Scratch rows a step may use (``work``), beyond the loop's own; DLS finds the rest
-#: pose in row 5.
+#: pose in row 5. Row :data:`SEED_ROW`, after them, holds the nearest pose the reach
+#: search found on a limited chain.
 STEP_ROWS = 7
 REST_ROW = 5
+SEED_ROW = STEP_ROWS
 
 
 # -- the loop ---------------------------------------------------------------------------
@@ -96,6 +99,7 @@ def iterate(
     tolerance: float,
     max_iterations: int,
     pull: float,
+    seed_error: float,
     angles: np.ndarray,
     joints: np.ndarray,
     work: np.ndarray,
@@ -105,9 +109,13 @@ def iterate(
 
     Parameters are in chain units. ``angles`` (2, n) and ``joints`` (2, n + 1, 2)
     hold the current and the next pose; on return the final pose and its joints are
-    in ``angles[0]`` and ``joints[0]``. ``work`` (STEP_ROWS, n) is the step's
+    in ``angles[0]`` and ``joints[0]``. ``work`` (STEP_ROWS + 1, n) is the step's
     scratch (DLS reads its rest pose, pulled with gain ``pull``, from row
-    ``REST_ROW``). Row k of ``trace`` (room, 1 + n) gets the end error and the pose before
+    ``REST_ROW``). A finite ``seed_error`` is the end error of the pose in row
+    ``SEED_ROW``, the nearest the reach search found: the solve jumps there, as one
+    iteration, when the target is out of reach, or when it would otherwise stop (it
+    stalled, or this is its last iteration) farther from the target than the seed.
+    Row k of ``trace`` (room, 1 + n) gets the end error and the pose before
     the first iteration (k = 0) and after iteration k, as far as it has room.
 
     Returns
@@ -131,14 +139,22 @@ def iterate(
         if min_error > 0.0 and error <= min_error + tolerance:
             code = UNREACHABLE
             break
-        if not moved:
+        before, after = angles[current], angles[following]
+        if (
+            seed_error < error - tolerance
+            and iterations < max_iterations
+            and (min_error > 0.0 or not moved or iterations + 1 >= max_iterations)
+        ):
+            after[:] = work[SEED_ROW]
+            joints_into(lengths, after, joints[following])
+            seed_error = math.inf  # once
+        elif not moved:
             code = STALLED
             break
-        if iterations >= max_iterations:
+        elif iterations >= max_iterations:
             code = MAX_ITERATIONS
             break
-        before, after = angles[current], angles[following]
-        if method == CCD:
+        elif method == CCD:
             ccd.step(
                 lengths,
                 before,
@@ -154,7 +170,19 @@ def iterate(
                 joints[following],
             )
         elif method == FABRIK:
-            fabrik.step(lengths, before, joints[current], tx, ty, after, joints[following], work)
+            fabrik.step(
+                lengths,
+                before,
+                joints[current],
+                tx,
+                ty,
+                limited,
+                lows,
+                highs,
+                after,
+                joints[following],
+                work,
+            )
         else:
             dls.step(
                 lengths,
@@ -230,27 +258,42 @@ def solve_target(
     tolerance: float,
     max_iterations: int,
     pull: float,
+    bend: int,
     tx: float,
     ty: float,
     angles: np.ndarray,
     joints: np.ndarray,
     work: np.ndarray,
     trace: np.ndarray,
-) -> tuple[float, float, bool, int, int]:
+) -> tuple[float, float, bool, int, int, bool]:
     """One target from the start pose in ``angles[0]``: scale in, :func:`iterate`, scale out.
 
-    On return ``angles[0]`` and ``joints[0]`` (m) hold the answer, ``trace`` its
-    errors (m). Returns ``(error, min_error, reachable, iterations, code)`` in metres.
+    On a limited chain the reach search (:func:`ikchain.solvers.limited.reach`) gives
+    ``min_error`` under the limits first, and DLS its nearest pose as a seed. On
+    return ``angles[0]`` and ``joints[0]`` (m) hold the answer, ``trace`` its errors
+    (m). Returns ``(error, min_error, reachable, iterations, code, certified)`` in
+    metres; ``certified`` False: ``min_error`` is a lower bound (the search's budget
+    ran out).
     """
     n = lengths.size
     if not within_floats(tx, ty, outer):
-        return 0.0, 0.0, False, 0, TOO_FAR
+        return 0.0, 0.0, False, 0, TOO_FAR, True
     outer_unit = times(outer, -e, down)
     inner_unit = times(inner, -e, down)
     bias = dls.BIAS * outer_unit**2
     unit_tol = unit_tolerance(tolerance, e, down, up)
     ux, uy, moved_in = unit_target(tx, ty, e, down)
     min_error = gap_to_annulus(norm(ux, uy), inner_unit, outer_unit)
+    certified = True
+    seed_error = math.inf
+    if limited:
+        seed = work[SEED_ROW]
+        min_error, certified, posed = reach(
+            unit_lengths, lows, highs, ux, uy, unit_tol, bend, search_budget(n), seed
+        )
+        if method == DLS and posed:
+            joints_into(unit_lengths, seed, joints[1])  # row 1 is free until the first step
+            seed_error = norm(joints[1, n, 0] - ux, joints[1, n, 1] - uy)
     error, iterations, code = iterate(
         method,
         unit_lengths,
@@ -266,11 +309,15 @@ def solve_target(
         unit_tol,
         max_iterations,
         pull,
+        seed_error,
         angles,
         joints,
         work,
         trace,
     )
+    if error <= unit_tol and not certified:  # the pose itself shows the target in reach
+        min_error = 0.0
+        certified = True
     final = joints[0]
     for i in range(n + 1):
         final[i, 0] = times(final[i, 0], e, up)
@@ -279,13 +326,22 @@ def solve_target(
     if moved_in:  # errors in metres; every pose was equally far (see the module notes)
         error = norm(final[n, 0] - tx, final[n, 1] - ty)
         min_error = gap_to_annulus(norm(tx, ty), inner, outer)
+        if limited:  # every pose is as far as the nearest, to the last bit
+            min_error = error
         code = CONVERGED if error <= tolerance else UNREACHABLE
         if trace.shape[0] > 0:
             trace[0, 0] = error
-        return error, min_error, reachable, iterations, code
+        return error, min_error, reachable, iterations, code, certified
     for k in range(min(iterations + 1, trace.shape[0])):
         trace[k, 0] = times(trace[k, 0], e, up)
-    return times(error, e, up), times(min_error, e, up), reachable, iterations, code
+    return (
+        times(error, e, up),
+        times(min_error, e, up),
+        reachable,
+        iterations,
+        code,
+        certified,
+    )
 
 
 @kernel()
@@ -303,18 +359,19 @@ def chain_units(lengths: np.ndarray, outer: float, unit: np.ndarray) -> tuple[in
 @kernel()
 def workspace(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """One allocation for a target's scratch: unit lengths (n), angles (2, n), joints
-    (2, n + 1, 2), the step's work (STEP_ROWS, n)."""
-    space = np.empty((3 + STEP_ROWS) * n + 4 * (n + 1))
+    (2, n + 1, 2), the step's work and the seed (STEP_ROWS + 1, n)."""
+    rows = STEP_ROWS + 1
+    space = np.empty((3 + rows) * n + 4 * (n + 1))
     unit = space[:n]
     angles = space[n : 3 * n].reshape((2, n))
-    work = space[3 * n : (3 + STEP_ROWS) * n].reshape((STEP_ROWS, n))
-    joints = space[(3 + STEP_ROWS) * n :].reshape((2, n + 1, 2))
+    work = space[3 * n : (3 + rows) * n].reshape((rows, n))
+    joints = space[(3 + rows) * n :].reshape((2, n + 1, 2))
     return unit, angles, joints, work
 
 
 _ONE = (
-    "Tuple((float64, float64, boolean, int64, int64))(int64, float64[::1], boolean, float64,"
-    " float64, boolean, int64, float64, float64, int64, float64, float64, float64,"
+    "Tuple((float64, float64, boolean, int64, int64, boolean))(int64, float64[::1], boolean,"
+    " float64, float64, boolean, int64, float64, float64, int64, float64, float64, float64,"
     " float64[::1], float64, float64[::1], float64[:, ::1])"
 )
 
@@ -338,7 +395,7 @@ def solve_one(
     pull: float,
     buffer: np.ndarray,
     trace: np.ndarray,
-) -> tuple[float, float, bool, int, int]:
+) -> tuple[float, float, bool, int, int, bool]:
     """One target.
 
     ``data`` (3n,) holds the lengths, then each joint's lower and upper limit (used
@@ -347,7 +404,7 @@ def solve_one(
     the angles (n), then the joints (n + 1, 2). ``rest`` (n) is the rest pose, pulled
     with gain ``pull`` (DLS; 0 and any array for none). ``trace``: see :func:`iterate`.
 
-    Returns ``(error, min_error, reachable, iterations, code)``.
+    Returns ``(error, min_error, reachable, iterations, code, certified)``.
     """
     n = data.size // 3
     lengths = data[:n]
@@ -358,7 +415,7 @@ def solve_one(
     if pull > 0.0:
         work[REST_ROW, :] = rest
     if not start_pose(has_start, buffer, bend, limited, lows, highs, angles[0]):
-        return 0.0, 0.0, False, 0, OUTSIDE_LIMITS
+        return 0.0, 0.0, False, 0, OUTSIDE_LIMITS, True
     result = solve_target(
         method,
         lengths,
@@ -376,6 +433,7 @@ def solve_one(
         tolerance,
         max_iterations,
         pull,
+        bend,
         tx,
         ty,
         angles,
@@ -395,7 +453,7 @@ _MANY = (
     "void(int64, float64[::1], boolean, float64, float64, float64[:, ::1], int64,"
     " float64[:, ::1], int64, float64, float64, float64, float64[::1], float64,"
     " float64[:, ::1], float64[:, :, ::1], float64[::1], float64[::1], boolean[::1],"
-    " int64[::1], int64[::1], float64[:, :, ::1])"
+    " int64[::1], int64[::1], boolean[::1], float64[:, :, ::1])"
 )
 
 
@@ -421,6 +479,7 @@ def _solve_many(
     reachable: np.ndarray,
     iterations: np.ndarray,
     codes: np.ndarray,
+    certified: np.ndarray,
     trace: np.ndarray,
 ) -> None:
     """Many targets (B, 2), in chunks over the cores; ``starts`` (B, n), (1, n) or
@@ -461,6 +520,7 @@ def _solve_many(
                 tolerance,
                 max_iterations,
                 pull,
+                bend,
                 targets[b, 0],
                 targets[b, 1],
                 angles,
@@ -468,7 +528,7 @@ def _solve_many(
                 work,
                 rows,
             )
-            error[b], min_error[b], reachable[b], iterations[b], codes[b] = result
+            error[b], min_error[b], reachable[b], iterations[b], codes[b], certified[b] = result
             angles_out[b, :] = angles[0]
             joints_out[b, :, :] = joints[0]
             if recording:

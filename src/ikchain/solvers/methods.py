@@ -24,8 +24,8 @@ OPTIONS: dict[str, frozenset[str]] = {
     ),
 }
 
-#: Methods that honour joint limits (the others refuse a chain that has them).
-TAKES_LIMITS: frozenset[str] = frozenset({"ccd", "dls"})
+#: Methods that honour joint limits: all of them (the page and the server read this).
+TAKES_LIMITS: frozenset[str] = frozenset(METHODS)
 #: Bones the method solves for (None: any number).
 BONES: dict[str, int | None] = {"analytic": 2, "ccd": None, "fabrik": None, "dls": None}
 

@@ -443,10 +443,11 @@ def _check_caps(checked: Checked) -> None:
 
 
 def reply_bytes_bound(bones: int, solves: int) -> int:
-    """An upper bound of a solve reply's size: each of the ``4n + 10`` numbers per solve
-    (angles and degrees, joints, target, end, error, min_error, iterations, reachable)
-    at most :data:`NUMBER_CHARS` characters, a status word and the keys."""
-    return 256 + solves * ((4 * bones + 10) * NUMBER_CHARS + 40)
+    """An upper bound of a solve reply's size: each of the ``5n + 11`` values per solve
+    (angles and degrees, joints, target, end, error, min_error, iterations, reachable,
+    certified, at_limit) at most :data:`NUMBER_CHARS` characters, a status word and
+    the keys."""
+    return 256 + solves * ((5 * bones + 11) * NUMBER_CHARS + 60)
 
 
 def run_solve(request: SolveRequest) -> Result:

@@ -15,7 +15,6 @@
   if (!API) return;
   var WORDS = (API.labels && API.labels.choose) || {};
   var SVGNS = "http://www.w3.org/2000/svg";
-  var TAKES_LIMITS = { ccd: true, dls: true }; // FABRIK and the closed form refuse limits
   var panels = {};
 
   function Panel(el, fig) {
@@ -58,7 +57,6 @@
   // The limits of the current preset for the figure's bone count, or null.
   Panel.prototype.limits = function () {
     var s = this.fig.state;
-    if (!TAKES_LIMITS[s.method]) return null;
     var preset = this.options.presets[this.state().limits] || {};
     var entry = preset[String(s.bones)];
     return entry ? entry.limits : null;
@@ -132,9 +130,7 @@
       }
     }
     if (this.select.value !== this.state().limits) this.select.value = this.state().limits;
-    var wanted = this.state().limits !== "free";
     var notes = [];
-    if (wanted && !TAKES_LIMITS[s.method]) notes.push(WORDS.fabrik_note);
     if (this.state().rest && s.method !== "dls") notes.push(WORDS.rest_note);
     // The body hook sends no bend with limits or a pull (they pick the side): the bend
     // control would promise what the figure does not do, so it is off and says why.
