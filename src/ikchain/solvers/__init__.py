@@ -177,33 +177,20 @@ def solve(
     allowed = OPTIONS.get(method) if isinstance(method, str) else None
     if allowed is None:
         raise ValueError(f"method: expected one of {', '.join(METHODS)}, got {method!r}")
-    if (
-        (init is not None and "init" not in allowed)
-        or (max_iterations is not None and "max_iterations" not in allowed)
-        or (tolerance is not None and "tolerance" not in allowed)
-        or (damping is not None and "damping" not in allowed)
-        or (bend is not None and "bend" not in allowed)
-        or (max_step is not None and "max_step" not in allowed)
-        or (trace and "trace" not in allowed)
-        or (rest is not None and "rest" not in allowed)
-        or (rest_weight is not None and "rest_weight" not in allowed)
-    ):
-        given = {
-            "init": init,
-            "max_iterations": max_iterations,
-            "tolerance": tolerance,
-            "damping": damping,
-            "bend": bend,
-            "max_step": max_step,
-            "trace": trace or None,
-            "rest": rest,
-            "rest_weight": rest_weight,
-        }
-        unused = sorted(name for name, value in given.items() if value is not None)
-        raise ValueError(
-            f"method {method!r} takes only {', '.join(sorted(allowed))}; "
-            f"got {', '.join(name for name in unused if name not in allowed)}"
-        )
+    given = (
+        init,
+        max_iterations,
+        tolerance,
+        damping,
+        bend,
+        max_step,
+        trace or None,
+        rest,
+        rest_weight,
+    )
+    for i in _REFUSED[method]:  # the options this method does not take (from OPTIONS)
+        if given[i] is not None:
+            _refuse_options(method, allowed, given)
     if init is not None and bend is not None:
         raise ValueError("bend: chooses the default start pose; expected init or bend, got both")
     point = _plain_point(target)
@@ -228,6 +215,36 @@ def solve(
             return _iterate_one(chain, method, point, init if has_start else None, options)
         points = np.array(point)
     return _iterate_many(chain, method, points, init, options)
+
+
+#: Every option ``solve()`` takes, in the order of its signature; ``_REFUSED`` lists, for
+#: each method, the positions of those its OPTIONS entry leaves out.
+_OPTION_NAMES = (
+    "init",
+    "max_iterations",
+    "tolerance",
+    "damping",
+    "bend",
+    "max_step",
+    "trace",
+    "rest",
+    "rest_weight",
+)
+_REFUSED: dict[str, tuple[int, ...]] = {
+    method: tuple(i for i, name in enumerate(_OPTION_NAMES) if name not in allowed)
+    for method, allowed in OPTIONS.items()
+}
+
+
+def _refuse_options(method: str, allowed: frozenset[str], given: tuple[Any, ...]) -> None:
+    unused = [
+        name
+        for name, value in zip(_OPTION_NAMES, given, strict=True)
+        if value is not None and name not in allowed
+    ]
+    raise ValueError(
+        f"method {method!r} takes only {', '.join(sorted(allowed))}; got {', '.join(unused)}"
+    )
 
 
 def _check_rest(
