@@ -29,7 +29,7 @@ from ikchain.kinematics import wrap_angle
 from ikchain.lesson.frames import bend_of_pose
 from ikchain.reach import sweeps_to_tolerance
 from ikchain.result import Result
-from ikchain.solvers import ccd, solve
+from ikchain.solvers import solve
 
 #: The lesson's chains: the two-bone default, and the same reach split over 3 and 4.
 LENGTHS_BY_BONES: dict[int, tuple[float, ...]] = {
@@ -353,16 +353,23 @@ def _table2_damping() -> TableData:
 
 
 def _table2_stall() -> TableData:
-    """The collinear stall: the CCD step itself, sweep after sweep, from all zeros."""
+    """The collinear stall: CCD's sweeps from all zeros, each sweep's largest turn read
+    from one traced solve (after the loop stops, a sweep would turn nothing: the stall
+    rule stops it at the first sweep that changed no angle)."""
     chain = lesson_chain(2)
-    step = ccd.make_step(chain.lengths, 1.0, None, None)
-    angles = np.zeros((1, chain.n_bones))
-    target = np.array([STALL_TARGET])
+    traced = solve(
+        chain,
+        STALL_TARGET,
+        "ccd",
+        init=[0.0] * chain.n_bones,
+        max_iterations=STALL_SWEEPS,
+        trace=True,
+    )
+    assert traced.trace_angles is not None
+    turns = np.degrees(np.max(np.abs(np.diff(traced.trace_angles, axis=0)), axis=1))
     rows, links = [], []
     for sweep in range(1, STALL_SWEEPS + 1):
-        after, _ = step(angles, target, None)
-        turn = float(np.degrees(np.max(np.abs(after - angles))))
-        angles = after
+        turn = float(turns[sweep - 1]) if sweep <= len(turns) else 0.0
         reported = solve(
             chain, STALL_TARGET, "ccd", init=[0.0] * chain.n_bones, max_iterations=sweep
         )

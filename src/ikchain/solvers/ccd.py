@@ -14,8 +14,6 @@ looks at the tip.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
-from typing import Any
 
 import numpy as np
 
@@ -74,44 +72,3 @@ def step(
         x = px + (c * ux - s * uy)
         y = py + (s * ux + c * uy)
     joints_into(lengths, new_angles, new_joints)
-
-
-def make_step(
-    lengths: np.ndarray, damping: float, max_step: float | None, limits: np.ndarray | None
-) -> Callable[[np.ndarray, np.ndarray, Any], tuple[np.ndarray, Any]]:
-    """:func:`step` as a function of poses (m, n) and targets (m, 2), one sweep each.
-
-    For showing single sweeps outside the loop (the lesson's stall table);
-    ``memory`` is passed through. Returns ``sweep(angles, target, memory) ->
-    (new_angles, memory)``.
-    """
-    lengths = np.array(lengths, dtype=np.float64)
-    n = lengths.size
-    cap = math.inf if max_step is None else float(max_step)
-    bounds = np.empty((0, 2)) if limits is None else np.array(limits, dtype=np.float64)
-
-    def sweep(angles: np.ndarray, target: np.ndarray, memory: Any) -> tuple[np.ndarray, Any]:
-        poses = np.array(angles, dtype=np.float64).reshape(-1, n)
-        targets = np.broadcast_to(np.asarray(target, dtype=np.float64), (len(poses), 2))
-        new = np.empty_like(poses)
-        joints = np.empty((n + 1, 2))
-        new_joints = np.empty((n + 1, 2))
-        for k in range(len(poses)):
-            joints_into(lengths, poses[k], joints)
-            step(
-                lengths,
-                poses[k],
-                joints,
-                float(targets[k, 0]),
-                float(targets[k, 1]),
-                float(damping),
-                cap,
-                limits is not None,
-                bounds[:, 0].copy(),
-                bounds[:, 1].copy(),
-                new[k],
-                new_joints,
-            )
-        return new.reshape(np.shape(angles)), memory
-
-    return sweep
