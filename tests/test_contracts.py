@@ -111,8 +111,18 @@ def test_fabrik_angles_stay_continuous() -> None:
 
 def test_stall_rule_is_relative_to_the_angle() -> None:
     """ "An iteration that changes no angle beyond rounding stops with stalled": rounding
-    is relative (8 eps · max(1, |angle|)), so a chain wound 1000 rad round stalls once
-    its steps shrink to a few units in the last place, instead of using up its budget."""
+    is 8 eps · max(1, |angle|) (loop's docstring). A change of 1e-13 rad is rounding
+    for a joint wound to 1000 rad (8 eps · 1000 = 1.8e-12) but not for one at 0.5 rad
+    (8 eps = 1.8e-15)."""
+    from ikchain.solvers import loop
+
+    eps = float(np.finfo(np.float64).eps)
+    for angle, moved in ((1000.0, False), (-1000.0, False), (0.5, True), (-0.5, True)):
+        before = np.array([0.1, angle])
+        after = np.array([0.1, angle + 1e-13])
+        assert loop.changed(before, after) is moved, angle
+    # just beyond the relative bound at 1000 rad: a change
+    assert loop.changed(np.array([1000.0]), np.array([1000.0 + 16 * eps * 1000.0]))
     chain = ikchain.Chain([0.6, 0.5, 0.4])
     start = np.array([1000.0 * 2 * math.pi + 0.3, 0.5, 0.7])
     result = ikchain.solve(
@@ -121,6 +131,34 @@ def test_stall_rule_is_relative_to_the_angle() -> None:
     assert result.status is ikchain.Status.STALLED
     assert result.iterations < 500
     assert result.error < 1e-12  # it stalled at the target, to rounding
+
+
+@pytest.mark.parametrize(
+    ("direction", "expected"),
+    [(-0.3, 0.0), (1.5, 1.0), (math.pi - 0.1, 1.0), (-2.0, 0.0)],
+)
+def test_fabrik_turns_a_limited_joint_to_its_nearer_bound(direction, expected) -> None:
+    """FABRIK with limits turns each joint to the allowed angle nearest the one it
+    wants, around the circle (README): a one-bone chain limited to [0, 1] rad aiming at
+    a target in direction -0.3 stops at 0, at 1.5 at 1, at π - 0.1 (2.04 from 1, 3.04
+    from 0) at 1, at -2 (2 from 0, 3 from 1) at 0."""
+    chain = ikchain.Chain([1.0], limits=[[0.0, 1.0]])
+    target = [2.0 * math.cos(direction), 2.0 * math.sin(direction)]
+    result = ikchain.solve(chain, target, "fabrik", init=[0.5], max_iterations=1)
+    assert result.angles[0] == expected
+
+
+def test_reach_counts_a_chain_folded_back_along_the_line() -> None:
+    """A boundary arc may come from free joints that point the chain back along their
+    line. Two rigid bones of 0.5 + 0.5 m on a free root, and a last bone of 0.45 m whose
+    joint turns within [2.5, 3.5] rad: the tips fill radii 0.55 (folded back, θ2 = π,
+    inside the range) to sqrt(1.2025 + 0.9 cos 2.5); a target 0.3 m out is 0.25 m away."""
+    chain = ikchain.Chain([0.5, 0.5, 0.45], limits=[[-math.pi, math.pi], [0, 0], [2.5, 3.5]])
+    result = ikchain.solve(chain, [0.3, 0.0])
+    assert result.certified and not result.reachable
+    assert result.min_error == pytest.approx(0.25, abs=1e-12)
+    assert result.status is ikchain.Status.UNREACHABLE
+    assert result.error == pytest.approx(0.25, abs=1e-9)
 
 
 @pytest.mark.parametrize(
@@ -145,6 +183,8 @@ def test_wrap_angle_is_half_open_at_minus_pi() -> None:
     """wrap_angle maps to (-π, π]: -π itself, 3π and -3π all give +π, never -π."""
     for angle in (-math.pi, math.pi, 3 * math.pi, -3 * math.pi):
         assert wrap_angle(angle) == math.pi
+    # a hair above π: the modulo rounds to 2π and the last line must give +π, not -π
+    assert wrap_angle(np.nextafter(math.pi, 4.0)) == math.pi
     values = wrap_angle(np.array([-math.pi, -math.pi + 1e-15, 0.0, 7.0]))
     assert values[0] == math.pi and values[1] == -math.pi + 1e-15
     assert values[3] == pytest.approx(7.0 - 2 * math.pi, abs=1e-15)
