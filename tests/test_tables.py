@@ -152,7 +152,13 @@ def test_page_cells_equal_cli_json(capsys, lang):
         + tables.SECTION_TABLES["2.2"]
         + tables.SECTION_TABLES["2.3"]
         + tables.SECTION_TABLES["2.4"]
-    ) | {"table-limits", "table-rest", "table-motion-coherence", "table-motion-tracking"}
+    ) | {
+        "table-limits",
+        "table-limits-reach",
+        "table-rest",
+        "table-motion-coherence",
+        "table-motion-tracking",
+    }
     for table in cli:
         rows = parser.tables[table["id"]]
         assert rows[0] == [" ".join(c.split()) for c in table["columns"]]

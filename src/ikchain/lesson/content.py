@@ -36,6 +36,7 @@ from ikchain.lesson.tables import (
     table_facts,
 )
 from ikchain.solvers import METHODS
+from ikchain.solvers.methods import DEFAULT_MAX_ITERATIONS, DEFAULT_TOLERANCE
 
 LANGS = ("zh", "en")
 DEFAULT_LANG = "zh"
@@ -158,6 +159,8 @@ SECTIONS: tuple[Section, ...] = (
             ("replay", ""),
             ("text", "limits"),
             ("limits-table", ""),
+            ("text", "reach"),
+            ("reach-table", ""),
             ("text", "rest"),
             ("rest-table", ""),
             ("text", "coherence"),
@@ -236,6 +239,10 @@ def placeholder_values() -> dict[str, str]:
         # issue 9's extras (text blocks [replay] …)
         "max_replay": str(extras.replay.MAX_REPLAY_ITERATIONS),
         "max_replay_steps": str(extras.replay.MAX_REPLAY_STEPS),
+        # 2.5: the finest cell of the shaded set (mm), the default budget of Table ⑤b
+        "reach_cell": format_number(extras.limits.CELL * 1000, 0),
+        "default_iterations": str(DEFAULT_MAX_ITERATIONS),
+        "default_tol": f"{DEFAULT_TOLERANCE:.0e}".replace("e-0", "e-"),
     }
 
 

@@ -193,8 +193,9 @@ BLOCKS = {"replay": replay_block, "motion": motion_block, "motion-table": motion
 #: How the text names the tables of 2.5 and 2.6 (after the source's ①–④).
 TABLE_NUMBERS = {
     "table-limits": "⑤a",
-    "table-rest": "⑤b",
-    "table-motion-coherence": "⑤c",
+    "table-limits-reach": "⑤b",
+    "table-rest": "⑤c",
+    "table-motion-coherence": "⑤d",
     "table-motion-tracking": "⑥",
 }
 #: Targets of the joint-limits table (m): in front, behind and above, close in, low in
@@ -235,23 +236,31 @@ def limits_options(section_key: str) -> dict[str, Any] | None:
             per_bones[str(bones)] = {
                 "limits": None if values is None else values.tolist(),
                 "reach": limits.reach_path(chain),
+                "reach_transform": limits.reach_transform(chain),
             }
         presets[preset] = per_bones
     return {"default": LIMIT_PRESET, "presets": presets}
 
 
-def limits_layer(frame: dict[str, Any], reach: str, clip_id: str) -> str:
-    """The SVG group of a limited figure: the reachable set (sampled cells, clipped to
-    the outer circle they were sampled inside) and the joints' wedges."""
-    arcs = (frame.get("limits") or {}).get("arcs", [])
-    wedges = "".join(f'<path class="limit-arc" d="{d}"/>' for d in arcs)
+def limits_layer(frame: dict[str, Any], reach: str, transform: str, clip_id: str) -> str:
+    """The SVG group of a limited figure: the reachable set (cells, in cell units
+    placed by ``transform``, clipped to the outer circle: W lies inside it, a cell
+    on its edge may not) and the joints' wedges, a wedge whose joint sits at a
+    bound marked ``at-limit``."""
+    view = frame.get("limits") or {}
+    held = view.get("at_limit") or []
+    wedges = "".join(
+        f'<path class="limit-arc{" at-limit" if i < len(held) and held[i] else ""}" d="{d}"/>'
+        for i, d in enumerate(view.get("arcs", []))
+    )
     outer = frame["reach"]["outer"]
     return (
         '<g class="limits-layer">'
         f'<clipPath id="{clip_id}"><circle class="limit-clip" cx="0" cy="0" r="{outer}"/>'
         "</clipPath>"
-        f'<path class="limit-reach" d="{reach}" fill="#2b6cb0" fill-opacity="0.16" '
-        f'clip-path="url(#{clip_id})"/>'
+        f'<g class="limit-reach-clip" clip-path="url(#{clip_id})">'
+        f'<path class="limit-reach" d="{reach}" transform="{transform}" fill="#2b6cb0" '
+        'fill-opacity="0.16"/></g>'
         f'<g class="limit-arcs" fill="#d69e2e" fill-opacity="0.22" stroke="#b7791f" '
         f'stroke-width="0.006">{wedges}</g></g>'
     )
@@ -264,9 +273,9 @@ def decorate_figure_svg(
     options = limits_options(section_key)
     if options is None or not frame.get("limits"):
         return svg
-    reach = options["presets"][options["default"]][str(bones)]["reach"]
+    entry = options["presets"][options["default"]][str(bones)]
     marker = '<g class="world" transform="scale(1,-1)">'
-    layer = limits_layer(frame, reach, f"{figure_id}-reach-clip")
+    layer = limits_layer(frame, entry["reach"], entry["reach_transform"], f"{figure_id}-reach-clip")
     return svg.replace(marker, marker + "\n" + layer, 1)
 
 
@@ -335,7 +344,60 @@ def table_words(text: dict[str, Any]) -> dict[str, str]:
     return {"yes": text["readings"]["yes"], "no": text["readings"]["no"]}
 
 
-BLOCKS.update({"choose": choose_block, "limits-table": limits_table})
+#: Targets of Table ⑤b (m), all inside ΣL and outside the limited set W of the "arm"
+#: chain (a test asks the library): close in below the shoulder, straight below,
+#: low in front near the edge, low behind, and behind at shoulder height.
+REACH_TARGETS = ((0.0, -0.3), (0.0, -0.6), (0.9, -0.9), (-0.3, -1.0), (-1.2, -0.3))
+#: The methods Table ⑤b compares, each with its default settings.
+REACH_METHODS = ("ccd", "fabrik", "dls")
+
+
+def reach_table(name: str, section: Any, text: dict[str, Any], figure: Any) -> dict[str, Any]:
+    """Table ⑤b: targets outside the limited set, the least distance to it (the
+    library's ``min_error``, certified) beside what CCD, FABRIK and DLS reached with
+    their default settings from the default start pose (the figure's), and the joints
+    DLS holds at a bound. A ``min_error`` the search could not certify is printed as
+    the lower bound it is (``≥``)."""
+    bounds = limits.limits_from_preset(LIMIT_PRESET, 3)
+    assert bounds is not None, f"preset {LIMIT_PRESET!r} must set limits"
+    chain = Chain(LENGTHS_BY_BONES[3], bounds)
+    targets = np.array(REACH_TARGETS, dtype=np.float64)
+    reach = solve(chain, targets, "ccd", max_iterations=0)  # the reach only
+    none = text["readings"]["held_none"]
+    rows, values = [], []
+    for k, target in enumerate(REACH_TARGETS):
+        least = float(reach.min_error[k])
+        certified = bool(reach.certified[k])
+        found = {m: solve(chain, target, m) for m in REACH_METHODS}
+        values.append(
+            [
+                list(target),
+                least,
+                certified,
+                *(float(found[m].error) for m in REACH_METHODS),
+                np.flatnonzero(found["dls"].at_limit).tolist(),
+            ]
+        )
+        rows.append(
+            [
+                format_point(target, 2),
+                format_number(float(np.hypot(*target)), 3),
+                ("" if certified else "≥ ") + format_number(least, 6),
+                *(format_number(float(found[m].error), 6) for m in REACH_METHODS),
+                limits.held_joints(found["dls"], 1, " ") or none,
+            ]
+        )
+    table = {
+        "id": "table-limits-reach",
+        "caption": text[section.key]["reach_caption"],
+        "columns": text[section.key]["reach_columns"],
+        "rows": rows,
+        "values": values,
+    }
+    return {"kind": "table", "table": _named(table, text)}
+
+
+BLOCKS.update({"choose": choose_block, "limits-table": limits_table, "reach-table": reach_table})
 
 
 #: A joint turning more than this between two frames is a visible jump (°).
@@ -388,7 +450,12 @@ MOTION_PLAYERS["coherence"] = {
 BLOCKS["coherence-table"] = coherence_table
 
 #: The block kinds that are tables (``ikchain tables`` prints them too).
-TABLE_BLOCKS: tuple[str, ...] = ("limits-table", "coherence-table", "motion-table")
+TABLE_BLOCKS: tuple[str, ...] = (
+    "limits-table",
+    "reach-table",
+    "coherence-table",
+    "motion-table",
+)
 
 
 # -- 2.5: the preferred (rest) pose -----------------------------------------------------

@@ -24,7 +24,7 @@ from ikchain.family import angles_from_family, family_from_angles
 from ikchain.formatting import format_degrees, format_number, format_point
 from ikchain.kinematics import condition_from_angles, wrap_angle
 from ikchain.lesson import family4
-from ikchain.lesson.limits import limits_view
+from ikchain.lesson.limits import held_joints, limits_view
 from ikchain.result import Result
 from ikchain.solvers import METHODS, OPTIONS, solve
 
@@ -79,7 +79,7 @@ def readings_from_result(
     :func:`keep_bend`).
     """
     d = math.hypot(*result.target)
-    return {
+    readings = {
         "target": format_point(result.target, 4),
         "d": format_number(d, 6),
         "d_ratio": format_number(d / chain.total_length, 4),
@@ -89,6 +89,27 @@ def readings_from_result(
         "iterations": str(result.iterations if iterations is None else iterations),
         "joint1": format_point(result.joints[1], 4),
         "condition": format_condition(float(condition_from_angles(chain.lengths, result.angles))),
+    }
+    if chain.limits is not None:  # 2.5: reach under the limits, and the joints they hold
+        readings.update(limits_readings(result))
+    return readings
+
+
+def limits_readings(result: Result) -> dict[str, str]:
+    """The readings a limited chain adds, from the Result alone.
+
+    ``limits_reach`` names the sentence the page shows for "reachable under these
+    limits": ``yes``; ``no`` with ``min_error``, the distance to the nearest tip
+    the limits allow (exact where certified); ``no_bound`` when the search was not
+    certified and ``min_error`` is a proven lower bound. ``held`` lists the joints
+    sitting at a bound (``at_limit``) with their angle, e.g. ``"1 (0.00°), 2
+    (150.00°)"`` (joint 0 is the root), or ``""`` when none.
+    """
+    reach = "yes" if result.reachable else "no" if result.certified else "no_bound"
+    return {
+        "limits_reach": reach,
+        "min_error": format_number(result.min_error, 6),
+        "held": held_joints(result),
     }
 
 
@@ -153,7 +174,8 @@ def frame_from_request(request: FrameRequest) -> dict[str, Any]:
         "family": family,
         "bend": bend_of_pose(result.angles),
         "settled": settled,
-        "limits": limits_view(chain, result.angles),  # 2.5: arcs at the joints, or None
+        # 2.5: arcs at the joints and which sit at a bound, or None
+        "limits": limits_view(chain, result.angles, result.at_limit),
     }
 
 

@@ -3,8 +3,10 @@
  * The figure's state gains `choose: {limits: preset, rest: weight}`; a body hook adds
  * the preset's limits and the preferred pose (radians, from the server's page data)
  * to the figure's requests, and an update hook draws the server's layers: the
- * reachable set under the limits (a path the server sampled), each joint's wedge
- * (frame.limits.arcs, computed by the server from the solved pose) and the preferred
+ * reachable set under the limits (cells the server classified by the library's
+ * min_error, a path in cell units with its transform), each joint's wedge
+ * (frame.limits.arcs, computed by the server from the solved pose, darker where
+ * frame.limits.at_limit says the joint sits at a bound) and the preferred
  * pose as a faint chain (its joints, from the server). Nothing here computes a
  * position or an angle.
  */
@@ -104,6 +106,9 @@
     var reach = this.layer.querySelector(".limit-reach");
     var reachPath = on && preset ? preset.reach : "";
     if (reach.getAttribute("d") !== reachPath) reach.setAttribute("d", reachPath);
+    // the path is in cell units; the server's transform places it in metres
+    var placed = on && preset ? preset.reach_transform || "" : "";
+    if (reach.getAttribute("transform") !== placed) reach.setAttribute("transform", placed);
     var group = this.layer.querySelector(".limit-arcs");
     var arcs = on ? frame.limits.arcs : [];
     var paths = group.querySelectorAll(".limit-arc");
@@ -114,7 +119,12 @@
     }
     for (var k = paths.length - 1; k >= arcs.length; k--) group.removeChild(paths[k]);
     paths = group.querySelectorAll(".limit-arc");
-    for (var j = 0; j < arcs.length; j++) paths[j].setAttribute("d", arcs[j]);
+    var held = (on && frame.limits.at_limit) || [];
+    for (var j = 0; j < arcs.length; j++) {
+      paths[j].setAttribute("d", arcs[j]);
+      // a joint at a bound (the result's at_limit): its wedge drawn darker
+      paths[j].setAttribute("class", held[j] ? "limit-arc at-limit" : "limit-arc");
+    }
     this.layer.setAttribute("visibility", on ? "visible" : "hidden");
     var ghost = this.fig.svg.querySelector(".rest-pose");
     var pose = this.restPose();

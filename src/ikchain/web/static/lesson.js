@@ -383,13 +383,25 @@
     for (var key in this.readings) {
       if (!Object.prototype.hasOwnProperty.call(this.readings, key)) continue;
       var text;
-      if (key === "reachable") text = f.reachable ? LABELS.readings.yes : LABELS.readings.no;
+      if (key === "reachable" && f.limits && rd.limits_reach) {
+        // 2.5: the reach under the limits; the server formatted the distance
+        text = (LABELS.readings["limited_" + rd.limits_reach] || "").replace("%min_error%", rd.min_error);
+      } else if (key === "reachable") text = f.reachable ? LABELS.readings.yes : LABELS.readings.no;
+      else if (key === "held") text = rd.held || LABELS.readings.held_none;
       else if (key === "status") text = (LABELS.status && LABELS.status[f.status]) || f.status;
       else text = rd[key];
       if (text != null && this.readings[key].textContent !== text) this.readings[key].textContent = text;
     }
     var j1 = this.readings.joint1;
     if (j1) j1.parentNode.hidden = joints.length < 4;
+    var held = this.readings.held;
+    if (held) held.parentNode.hidden = !f.limits;
+    var reach = this.readings.reachable;
+    if (reach) {
+      var label = reach.parentNode.querySelector("dt");
+      var name = f.limits ? LABELS.readings.reachable_limited : LABELS.readings.reachable;
+      if (label && name && label.textContent !== name) label.textContent = name;
+    }
 
     this.el.classList.toggle("is-unreachable", !f.reachable);
     this.el.setAttribute("data-status", f.status);
