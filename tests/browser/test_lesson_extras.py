@@ -352,6 +352,12 @@ def screen_from_world(page: Any, svg: str, x: float, y: float) -> tuple[float, f
     )
 
 
+def move_to(page: Any, fig: str, target: list[float]) -> None:
+    """Put the figure's ring at ``target`` exactly, as a keyboard move would."""
+    page.evaluate("([id, t]) => window.__ikchainFigures[id].moveTo(t)", [fig, target])
+    wait_idle(page, fig)
+
+
 def click_world(page: Any, fig: str, x: float, y: float) -> None:
     page.locator(f"#{fig}").scroll_into_view_if_needed()
     sx, sy = screen_from_world(page, f"#{fig}", x, y)
@@ -371,7 +377,8 @@ def test_limits_hold_the_chain_and_show_where_it_can_reach(page: Any, server_url
     click_world(page, fig, 0.2, -0.9)
     frame = page.evaluate("id => window.__ikchainFigures[id].state.frame", fig)
     limits = page.evaluate("id => window.__ikchainChoose[id].limits()", fig)
-    assert frame["result"]["error"] > 0.1 and frame["reachable"]  # in the circle, yet missed
+    # in the circle, yet out of reach under the limits: the readings say so
+    assert frame["result"]["error"] > 0.1 and not frame["reachable"]
     for angle, (low, high) in zip(frame["result"]["angles"], limits, strict=True):
         assert low - 1e-12 <= angle <= high + 1e-12
     arcs = [p.get_attribute("d") for p in page.locator(f"#{fig} .limit-arc").all()]
@@ -383,6 +390,50 @@ def test_limits_hold_the_chain_and_show_where_it_can_reach(page: Any, server_url
     assert float(reading(page, fig, "error")) < 1e-9
     assert layer.get_attribute("visibility") == "hidden"
     assert page.locator(f"#{fig}").get_attribute("data-limits") == "free"
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_readings_say_the_reach_under_the_limits(page: Any, server_url: str, lang: str) -> None:
+    """Target (0, −0.6): no pose within the limits reaches it, and the readings give
+    the library's distance to the nearest tip they allow (the frame's own min_error,
+    6 decimals) and the joints held at a bound, whose wedges are drawn darker.
+    Target (0.5, 0): reachable under the limits, whatever CCD's error."""
+    import ikchain
+    from ikchain.formatting import format_number
+    from ikchain.lesson import limits as lesson_limits
+
+    words = load_text(lang)["readings"]
+    open_lesson(page, server_url, lang)
+    fig = "fig-s25"
+    label = page.locator(f"#{fig} .reading-reachable dt")
+    assert label.text_content() == words["reachable_limited"]
+    bounds = lesson_limits.limits_from_preset("arm", 3)
+    chain = ikchain.Chain([0.6, 0.45, 0.35], bounds)
+    least = ikchain.solve(chain, [0.0, -0.6], method="ccd", max_iterations=0).min_error
+    move_to(page, fig, [0.0, -0.6])
+    frame = page.evaluate("id => window.__ikchainFigures[id].state.frame", fig)
+    assert frame["target"] == [0.0, -0.6]
+    assert format_number(least, 6) == "0.315104" == frame["readings"]["min_error"]
+    expected = words["limited_no"].replace("%min_error%", "0.315104")
+    assert reading(page, fig, "reachable") == expected
+    held = [i for i, v in enumerate(frame["result"]["at_limit"]) if v]
+    assert held and reading(page, fig, "held") == frame["readings"]["held"]
+    assert page.locator(f"#{fig} .reading-held").is_visible()
+    classes = [p.get_attribute("class") for p in page.locator(f"#{fig} .limit-arc").all()]
+    assert [("at-limit" in c) for c in classes] == frame["result"]["at_limit"]
+    page.locator(f"#{fig}").screenshot(path=str(SCREENSHOTS / f"s25-unreachable-{lang}.png"))
+
+    move_to(page, fig, [0.5, 0.0])
+    frame = page.evaluate("id => window.__ikchainFigures[id].state.frame", fig)
+    assert frame["target"] == [0.5, 0.0] and frame["reachable"] is True
+    assert reading(page, fig, "reachable") == words["limited_yes"]
+
+    # limits off: the plain reading and label come back, the held joints go
+    page.locator(f"#{fig}-choose select[name=limits]").select_option("free")
+    wait_idle(page, fig)
+    assert label.text_content() == words["reachable"]
+    assert reading(page, fig, "reachable") == words["yes"]
+    assert page.locator(f"#{fig} .reading-held").is_hidden()
 
 
 def test_replay_in_25_solves_with_the_figures_limits(page: Any, server_url: str) -> None:
@@ -487,6 +538,13 @@ def test_section_25_without_scripts(page_no_js: Any, server_url: str) -> None:
     page_no_js.goto(f"{server_url}/?lang=en")
     assert page_no_js.locator("#fig-s25 .limit-arc").count() == 3
     assert page_no_js.locator("#table-limits tbody tr").count() == 5
+    assert page_no_js.locator("#table-limits-reach tbody tr").count() == 5
+    words = load_text("en")["readings"]
+    assert (
+        page_no_js.locator("#fig-s25 .reading-reachable dt").text_content()
+        == words["reachable_limited"]
+    )
+    assert page_no_js.locator("#fig-s25 .reading-held").is_visible()
     assert page_no_js.locator("#table-motion-coherence tbody tr").count() == 6
     assert page_no_js.locator("#fig-s25-choose select[name=limits]").is_disabled()
 
