@@ -30,3 +30,22 @@ CAPS: dict[str, int] = {
 #: Start angles beyond ±MAX_ANGLE rad are refused: their sums overflow, and their
 #: cosines carry no meaning.
 MAX_ANGLE = 1e6
+
+#: Limits on the connections one lesson-server process holds, so that no client can
+#: hold its connections, memory or file descriptors (``ikchain/web/serve.py`` enforces
+#: them; the README's server section states them). Sized for a classroom: 50 pages
+#: behind one NAT address, each with up to 2 WebSockets and a browser's 6 HTTP
+#: connections while it loads, hold at most 400 connections from one address.
+CONNECTION_LIMITS: dict[str, int] = {
+    "client_connections": 512,  # open at once from one client address (then 503)
+    "connections": 1_024,  # open at once in all (then 503; fewer when `ulimit -n` is low)
+    "header_seconds": 10,  # connect (or the previous answer) to the request's blank line
+    "body_seconds": 10,  # end of the headers to the body's last byte
+    "keep_alive_seconds": 5,  # an HTTP connection idle between requests
+    "send_seconds": 10,  # an answer waiting for a client that does not read
+    "ws_idle_seconds": 300,  # a WebSocket over which the client sends no message
+    "ws_message_seconds": 10,  # a WebSocket message's first byte to its last
+    "ws_message_bytes": 131_072,  # the largest WebSocket message read at all (then 1009)
+    "ws_buffer_bytes": 16_777_216,  # unfinished WebSocket messages, all sockets together
+    "shutdown_seconds": 3,  # SIGTERM or Ctrl+C: the answers under way get this long
+}

@@ -53,7 +53,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from ikchain.caps import CAPS
+from ikchain.caps import CAPS, CONNECTION_LIMITS
 from ikchain.lesson.content import DEFAULT_LANG, LANGS, page_context
 from ikchain.solvers import compile_kernels
 from ikchain.web.protocol import Heavy, Reply, RequestError, error_reply, respond, warm
@@ -70,8 +70,10 @@ LIGHT_BYTES = 4_096
 HEAVY_PROCESSES = 1
 HEAVY_QUEUE = 32
 #: The largest WebSocket message the server reads at all (bigger: the socket closes
-#: with 1009); messages up to it but over ``max_body_bytes`` get an error reply.
-WS_MAX_BYTES = 16 * CAPS["max_body_bytes"]
+#: with 1009); messages up to it but over ``max_body_bytes`` get an error reply. Every
+#: unfinished message is held in memory, so this stays small (``ikchain/web/serve.py``
+#: also bounds all of them together).
+WS_MAX_BYTES = CONNECTION_LIMITS["ws_message_bytes"]
 
 #: Sent with every HTTP answer. No inline script or style anywhere on the page.
 SECURITY_HEADERS: dict[str, str] = {
