@@ -155,7 +155,9 @@ def refine(
     takes a Newton step in the others (the Hessian's eigenvalues replaced by their
     absolute values, floored, so that the step always descends), clips to the box and
     halves the step until the distance falls. When no Newton step helps, a projected
-    gradient step is tried; the descent ends when neither lowers the distance.
+    gradient step is tried; when neither lowers the distance, small turns of each joint
+    both ways are probed (a stationary point may be a saddle), and the descent ends
+    when none of those lowers it either.
 
     Parameters
     ----------
@@ -206,7 +208,23 @@ def refine(
             if moved:
                 break
         if not moved:
-            break
+            # A stationary point need not be a minimum (a saddle: the tip folded onto
+            # the root with a joint at its bound, say): probe small turns of each joint
+            # both ways, inside the box, and go on from the best that lowers f.
+            best = None
+            for probe in (1e-3, 1e-5):
+                for k in range(theta.size):
+                    for sign in (-1.0, 1.0):
+                        trial = theta.copy()
+                        trial[k] = np.clip(trial[k] + sign * probe, low[k], high[k])
+                        found = _half_squared(lengths, target, trial)
+                        if found[0] < f and (best is None or found[0] < best[0][0]):
+                            best = (found, trial)
+                if best is not None:
+                    break
+            if best is None:
+                break
+            (f, _, gradient, hessian), theta = best
     offset = tips(lengths, theta) - target
     return float(np.hypot(offset[0], offset[1])), theta
 

@@ -72,16 +72,16 @@ _NO_POINTS = np.empty((0, 2))
 _NO_TRACES: dict[tuple[int, bool], NDArray[np.float64]] = {}
 
 
-def _kernels() -> tuple[ModuleType, ModuleType]:
+def _kernels() -> tuple[ModuleType, ModuleType, ModuleType]:
     """The kernel modules, imported (with numba) on first use."""
-    from ikchain.solvers import analytic, loop
+    from ikchain.solvers import analytic, limited, loop
 
     global _kernels_cached
-    _kernels_cached = (loop, analytic)
+    _kernels_cached = (loop, analytic, limited)
     return _kernels_cached
 
 
-_kernels_cached: tuple[ModuleType, ModuleType] | None = None
+_kernels_cached: tuple[ModuleType, ModuleType, ModuleType] | None = None
 
 
 def compile_kernels() -> None:
@@ -360,7 +360,7 @@ def _too_far(chain: Chain, target: NDArray[np.float64], codes: NDArray[np.int64]
 def _analytic(
     chain: Chain, point: tuple[float, float] | None, target: NDArray[np.float64], bend: int
 ) -> Result:
-    _, analytic = _kernels_cached or _kernels()
+    _, analytic, _ = _kernels_cached or _kernels()
     lengths = chain._kernel_data
     if point is not None:
         buffer = np.empty(8)
@@ -425,10 +425,15 @@ def _iterate_one(
     start: Any,
     options: tuple[int, int, int, float, float, float, bool, NDArray[np.float64], float],
 ) -> Result:
-    """One target from one start pose (None: the default) through ``loop.solve_one``."""
-    loop, _ = _kernels_cached or _kernels()
+    """One target from one start pose (None: the default) through ``loop.solve_one``;
+    on a limited chain the reach search (``limited.reach_one``) runs first, once."""
+    loop, _, limited = _kernels_cached or _kernels()
     code_of_method, bend, budget, goal, fraction, cap, trace, rest, pull = options
     n = chain.n_bones
+    found = _NO_REST
+    if chain._limited:
+        found = np.empty(n + 3)
+        limited.reach_one(chain._kernel_data, chain.outer_radius, *point, goal, bend, found)
     buffer = np.empty(3 * n + 2)
     if start is not None:
         buffer[:n] = start
@@ -451,6 +456,7 @@ def _iterate_one(
             cap,
             rest,
             pull,
+            found,
             buffer,
             rows,
         )
@@ -500,8 +506,9 @@ def _iterate_many(
     init: ArrayLike | None,
     options: tuple[int, int, int, float, float, float, bool, NDArray[np.float64], float],
 ) -> Result:
-    """A batch (or one target with a batch of start poses) through ``loop.solve_batch``."""
-    loop, _ = _kernels_cached or _kernels()
+    """A batch (or one target with a batch of start poses) through ``loop.solve_batch``;
+    on a limited chain the reach search (``limited.reach_batch``) runs first, once."""
+    loop, _, limited = _kernels_cached or _kernels()
     code_of_method, bend, budget, goal, fraction, cap, trace, rest, pull = options
     n = chain.n_bones
     if init is None:
@@ -531,7 +538,14 @@ def _iterate_many(
     iterations = np.empty(count, dtype=np.int64)
     codes = np.empty(count, dtype=np.int64)
     certified = np.empty(count, dtype=np.bool_)
-    run = loop.solve_batch if count >= _PARALLEL_FROM else loop.solve_batch_serial
+    parallel = count >= _PARALLEL_FROM
+    if chain._limited:
+        found = np.empty((count, n + 3))
+        search = limited.reach_batch if parallel else limited.reach_batch_serial
+        search(chain._kernel_data, chain.outer_radius, targets, goal, bend, found)
+    else:
+        found = np.empty((0, n + 3))
+    run = loop.solve_batch if parallel else loop.solve_batch_serial
     room = 0
     if trace:
         room = min(budget + 1, max(2, _BATCH_TRACE_FLOATS // max(1, count * (n + 1))))
@@ -560,6 +574,7 @@ def _iterate_many(
             iterations,
             codes,
             certified,
+            found,
             rows,
         )
         _too_far(chain, targets.reshape(*shape, 2), codes.reshape(shape))

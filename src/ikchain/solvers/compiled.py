@@ -26,6 +26,7 @@ import hashlib
 import math
 import os
 import tempfile
+import types
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -128,6 +129,15 @@ def kernel(
         return dispatcher
 
     return decorate
+
+
+def renamed(function: Callable[..., Any], name: str) -> Callable[..., Any]:
+    """The same code under another name: numba caches each compiled flavour by name, so
+    a batch kernel compiled for every core and for one needs two names."""
+    copy = types.FunctionType(function.__code__, function.__globals__, name)
+    copy.__qualname__ = name
+    copy.__doc__ = function.__doc__
+    return copy
 
 
 def compile_all() -> None:

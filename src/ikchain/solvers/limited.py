@@ -34,11 +34,19 @@ from __future__ import annotations
 
 import math
 
+import numba
 import numpy as np
 
-from ikchain.solvers.compiled import kernel, norm, wrap_angle
+from ikchain.solvers.compiled import kernel, norm, renamed, wrap_angle
 from ikchain.solvers.cosines import pose
-from ikchain.solvers.units import gap_to_annulus
+from ikchain.solvers.units import (
+    CHUNKS,
+    chain_units,
+    gap_to_annulus,
+    unit_target,
+    unit_tolerance,
+    within_floats,
+)
 
 TWO_PI = 2.0 * math.pi
 #: Chains of up to this many bones get the boundary arcs (4**n configurations).
@@ -46,6 +54,10 @@ ARC_BONES = 8
 #: Boxes the branch and bound may evaluate for one target of up to four bones; the
 #: budget doubles with each bone beyond, up to 8x (:func:`search_budget`).
 SEARCH_BUDGET = 4096
+#: What the reach kernels write per target, ``found`` (n + 3): the least distance in
+#: chain units (the chain divided by the power of two at ΣL), whether it is certified,
+#: whether a pose was written, and that pose (n).
+FOUND_MIN_ERROR, FOUND_CERTIFIED, FOUND_POSED, FOUND_POSE = 0, 1, 2, 3
 #: Slack, in units of the last place, for fitting an angle into its limits.
 _ULPS = 4.0 * float(np.finfo(np.float64).eps)
 
@@ -452,3 +464,89 @@ def nearest_within(value: float, low: float, high: float) -> float:
     to_low = abs(float(wrap_angle(value - low)))
     to_high = abs(float(wrap_angle(value - high)))
     return low if to_low <= to_high else high
+
+
+# -- the kernels: one target, or many -------------------------------------------------
+
+
+@kernel()
+def reach_target(
+    data: np.ndarray,
+    outer: float,
+    tx: float,
+    ty: float,
+    tolerance: float,
+    bend: int,
+    unit: np.ndarray,
+    found: np.ndarray,
+) -> None:
+    """:func:`reach` for a target in metres, on the chain in chain units, into ``found``.
+
+    ``data`` (3n) holds the lengths, the lower and the upper limits; ``unit`` (n) is
+    scratch. A target whose distances are not all finite floats gets nothing searched
+    (the loop refuses it).
+    """
+    n = data.size // 3
+    e, up, down = chain_units(data[:n], outer, unit)
+    found[FOUND_MIN_ERROR] = 0.0
+    found[FOUND_CERTIFIED] = 1.0
+    found[FOUND_POSED] = 0.0
+    if not within_floats(tx, ty, outer):
+        return
+    ux, uy, _ = unit_target(tx, ty, e, down)
+    least, certified, posed = reach(
+        unit,
+        data[n : 2 * n],
+        data[2 * n :],
+        ux,
+        uy,
+        unit_tolerance(tolerance, e, down, up),
+        bend,
+        search_budget(n),
+        found[FOUND_POSE:],
+    )
+    found[FOUND_MIN_ERROR] = least
+    found[FOUND_CERTIFIED] = 1.0 if certified else 0.0
+    found[FOUND_POSED] = 1.0 if posed else 0.0
+
+
+_ONE = "void(float64[::1], float64, float64, float64, float64, int64, float64[::1])"
+
+
+@kernel(_ONE)
+def reach_one(
+    data: np.ndarray,
+    outer: float,
+    tx: float,
+    ty: float,
+    tolerance: float,
+    bend: int,
+    found: np.ndarray,
+) -> None:
+    """One target: ``found`` (n + 3) gets what the search found (see ``FOUND_*``)."""
+    reach_target(data, outer, tx, ty, tolerance, bend, np.empty(data.size // 3), found)
+
+
+_MANY = "void(float64[::1], float64, float64[:, ::1], float64, int64, float64[:, ::1])"
+
+
+def _reach_many(
+    data: np.ndarray,
+    outer: float,
+    targets: np.ndarray,
+    tolerance: float,
+    bend: int,
+    found: np.ndarray,
+) -> None:
+    """Targets (B, 2), in chunks over the cores: ``found`` (B, n + 3)."""
+    count = targets.shape[0]
+    chunks = min(count, CHUNKS)
+    for chunk in numba.prange(chunks):
+        unit = np.empty(data.size // 3)
+        for b in range(chunk * count // chunks, (chunk + 1) * count // chunks):
+            reach_target(data, outer, targets[b, 0], targets[b, 1], tolerance, bend, unit, found[b])
+
+
+#: The batch on every core, and on one (small batches, where starting threads costs more).
+reach_batch = kernel(_MANY, parallel=True)(renamed(_reach_many, "reach_batch"))
+reach_batch_serial = kernel(_MANY)(renamed(_reach_many, "reach_batch_serial"))

@@ -30,16 +30,13 @@ answer is the same, to the bit, alone or in a batch.
 from __future__ import annotations
 
 import math
-import types
-from collections.abc import Callable
-from typing import Any
 
 import numba
 import numpy as np
 
 from ikchain.solvers import ccd, dls, fabrik
-from ikchain.solvers.compiled import joints_into, kernel, norm
-from ikchain.solvers.limited import reach, search_budget
+from ikchain.solvers.compiled import joints_into, kernel, norm, renamed
+from ikchain.solvers.limited import FOUND_CERTIFIED, FOUND_MIN_ERROR, FOUND_POSE, FOUND_POSED
 from ikchain.solvers.methods import CODE, START_BEND
 from ikchain.solvers.units import (
     CHUNKS,
@@ -49,8 +46,8 @@ from ikchain.solvers.units import (
     STALLED,
     TOO_FAR,
     UNREACHABLE,
+    chain_units,
     gap_to_annulus,
-    power_of_two,
     times,
     unit_target,
     unit_tolerance,
@@ -258,7 +255,7 @@ def solve_target(
     tolerance: float,
     max_iterations: int,
     pull: float,
-    bend: int,
+    found: np.ndarray,
     tx: float,
     ty: float,
     angles: np.ndarray,
@@ -268,8 +265,9 @@ def solve_target(
 ) -> tuple[float, float, bool, int, int, bool]:
     """One target from the start pose in ``angles[0]``: scale in, :func:`iterate`, scale out.
 
-    On a limited chain the reach search (:func:`ikchain.solvers.limited.reach`) gives
-    ``min_error`` under the limits first, and DLS its nearest pose as a seed. On
+    On a limited chain ``found`` holds what the reach search found
+    (:func:`ikchain.solvers.limited.reach_one`): ``min_error`` under the limits, and
+    for DLS the nearest pose as a seed; unlimited, it is empty. On
     return ``angles[0]`` and ``joints[0]`` (m) hold the answer, ``trace`` its errors
     (m). Returns ``(error, min_error, reachable, iterations, code, certified)`` in
     metres; ``certified`` False: ``min_error`` is a lower bound (the search's budget
@@ -286,12 +284,12 @@ def solve_target(
     min_error = gap_to_annulus(norm(ux, uy), inner_unit, outer_unit)
     certified = True
     seed_error = math.inf
-    if limited:
+    if found.size > 0:
+        min_error = found[FOUND_MIN_ERROR]
+        certified = found[FOUND_CERTIFIED] != 0.0
         seed = work[SEED_ROW]
-        min_error, certified, posed = reach(
-            unit_lengths, lows, highs, ux, uy, unit_tol, bend, search_budget(n), seed
-        )
-        if method == DLS and posed:
+        seed[:] = found[FOUND_POSE:]
+        if method == DLS and found[FOUND_POSED] != 0.0:
             joints_into(unit_lengths, seed, joints[1])  # row 1 is free until the first step
             seed_error = norm(joints[1, n, 0] - ux, joints[1, n, 1] - uy)
     error, iterations, code = iterate(
@@ -345,18 +343,6 @@ def solve_target(
 
 
 @kernel()
-def chain_units(lengths: np.ndarray, outer: float, unit: np.ndarray) -> tuple[int, float, float]:
-    """Lengths divided by ``2**e`` (the power of two at ΣL) into ``unit``; ``e`` and the
-    factors ``2**e``, ``2**-e`` (:func:`power_of_two`)."""
-    e = math.frexp(outer)[1]
-    up = power_of_two(e)
-    down = power_of_two(-e)
-    for i in range(lengths.size):
-        unit[i] = times(lengths[i], -e, down)
-    return e, up, down
-
-
-@kernel()
 def workspace(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """One allocation for a target's scratch: unit lengths (n), angles (2, n), joints
     (2, n + 1, 2), the step's work and the seed (STEP_ROWS + 1, n)."""
@@ -372,7 +358,7 @@ def workspace(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
 _ONE = (
     "Tuple((float64, float64, boolean, int64, int64, boolean))(int64, float64[::1], boolean,"
     " float64, float64, boolean, int64, float64, float64, int64, float64, float64, float64,"
-    " float64[::1], float64, float64[::1], float64[:, ::1])"
+    " float64[::1], float64, float64[::1], float64[::1], float64[:, ::1])"
 )
 
 
@@ -393,16 +379,20 @@ def solve_one(
     max_step: float,
     rest: np.ndarray,
     pull: float,
+    found: np.ndarray,
     buffer: np.ndarray,
     trace: np.ndarray,
 ) -> tuple[float, float, bool, int, int, bool]:
     """One target.
 
+
     ``data`` (3n,) holds the lengths, then each joint's lower and upper limit (used
     where ``limited``). ``buffer`` (3n + 2) holds the start pose in its first n
     entries when ``has_start`` (else the bent default is used), and gets the answer:
     the angles (n), then the joints (n + 1, 2). ``rest`` (n) is the rest pose, pulled
-    with gain ``pull`` (DLS; 0 and any array for none). ``trace``: see :func:`iterate`.
+    with gain ``pull`` (DLS; 0 and any array for none). ``found`` is what the reach
+    search found on a limited chain (empty for a free one). ``trace``: see
+    :func:`iterate`.
 
     Returns ``(error, min_error, reachable, iterations, code, certified)``.
     """
@@ -433,7 +423,7 @@ def solve_one(
         tolerance,
         max_iterations,
         pull,
-        bend,
+        found,
         tx,
         ty,
         angles,
@@ -453,7 +443,7 @@ _MANY = (
     "void(int64, float64[::1], boolean, float64, float64, float64[:, ::1], int64,"
     " float64[:, ::1], int64, float64, float64, float64, float64[::1], float64,"
     " float64[:, ::1], float64[:, :, ::1], float64[::1], float64[::1], boolean[::1],"
-    " int64[::1], int64[::1], boolean[::1], float64[:, :, ::1])"
+    " int64[::1], int64[::1], boolean[::1], float64[:, ::1], float64[:, :, ::1])"
 )
 
 
@@ -480,11 +470,14 @@ def _solve_many(
     iterations: np.ndarray,
     codes: np.ndarray,
     certified: np.ndarray,
+    found: np.ndarray,
     trace: np.ndarray,
 ) -> None:
     """Many targets (B, 2), in chunks over the cores; ``starts`` (B, n), (1, n) or
     (0, n) for the bent default. ``trace`` (B, room, 1 + n) as in :func:`iterate`, or
-    (0, 0, 1 + n) for none; rows after a target stopped are NaN.
+    (0, 0, 1 + n) for none; rows after a target stopped are NaN. ``found`` (B, n + 3)
+    is what the reach search found for each target on a limited chain, (0, n + 3) for
+    a free one.
     """
     n = data.size // 3
     lengths = data[:n]
@@ -499,6 +492,7 @@ def _solve_many(
         if pull > 0.0:
             work[REST_ROW, :] = rest
         no_trace = np.empty((0, n + 1))
+        none_found = np.empty(0)
         for b in range(chunk * count // chunks, (chunk + 1) * count // chunks):
             start = starts[b if starts.shape[0] > 1 else 0] if starts.shape[0] > 0 else unit
             start_pose(starts.shape[0] > 0, start, bend, limited, lows, highs, angles[0])
@@ -520,7 +514,7 @@ def _solve_many(
                 tolerance,
                 max_iterations,
                 pull,
-                bend,
+                found[b] if found.shape[0] > 0 else none_found,
                 targets[b, 0],
                 targets[b, 1],
                 angles,
@@ -535,14 +529,6 @@ def _solve_many(
                 rows[iterations[b] + 1 :, :] = np.nan
 
 
-def _renamed(function: Callable[..., Any], name: str) -> Callable[..., Any]:
-    """The same code under another name: numba caches each compiled flavour by name."""
-    copy = types.FunctionType(function.__code__, function.__globals__, name)
-    copy.__qualname__ = name
-    copy.__doc__ = function.__doc__
-    return copy
-
-
 #: The batch on every core, and on one (small batches, where starting threads costs more).
-solve_batch = kernel(_MANY, parallel=True)(_renamed(_solve_many, "solve_batch"))
-solve_batch_serial = kernel(_MANY)(_renamed(_solve_many, "solve_batch_serial"))
+solve_batch = kernel(_MANY, parallel=True)(renamed(_solve_many, "solve_batch"))
+solve_batch_serial = kernel(_MANY)(renamed(_solve_many, "solve_batch_serial"))

@@ -78,3 +78,15 @@ def gap_to_annulus(radius: float, inner: float, outer: float) -> float:
     inside = inner - radius
     worst = outside if outside >= inside else inside
     return 0.0 if worst <= 0.0 else worst
+
+
+@kernel()
+def chain_units(lengths: np.ndarray, outer: float, unit: np.ndarray) -> tuple[int, float, float]:
+    """Lengths divided by ``2**e`` (the power of two at ΣL) into ``unit``; ``e`` and the
+    factors ``2**e``, ``2**-e`` (:func:`power_of_two`)."""
+    e = math.frexp(outer)[1]
+    up = power_of_two(e)
+    down = power_of_two(-e)
+    for i in range(lengths.size):
+        unit[i] = times(lengths[i], -e, down)
+    return e, up, down
