@@ -402,3 +402,13 @@ def test_bench_help_is_the_bench_parser(capsys):
         main(["bench", "--help"])
     assert exit_info.value.code == 0
     assert "--quick" in capsys.readouterr().out
+
+
+def test_compile_progress_says_what_compiles_and_when_it_is_done():
+    """The lesson's start-up line while numba compiles names the kernel, the count and
+    the seconds, and a last line says the solvers are ready."""
+    from ikchain.cli import format_compile_progress
+
+    line = format_compile_progress(2, 8, "solve_one", 12.4)
+    assert "2/8" in line and "solve_one" in line and "12 s" in line
+    assert "ready (8 kernels, 31 s)" in format_compile_progress(8, 8, "", 31.2)

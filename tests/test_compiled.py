@@ -82,3 +82,17 @@ def test_no_writable_folder_anywhere_still_solves(tmp_path):
         "print(type(analytic.solve_one._cache).__name__, r.status, r.angles.tolist())"
     )
     assert _python(code, env, tmp_path) == "NullCache converged [0.0, 0.0]"
+
+
+def test_kernels_compile_at_their_level_and_leave_numba_as_it_was(tmp_path):
+    """Our kernels compile at compiled.OPT_LEVEL (1); numba's own level, which any other
+    code compiles at, is the same before and after (here set to 2 by the environment),
+    and compile_kernels reports progress, ending with done == total."""
+    code = (
+        "from numba.core import config; before = int(config.OPT); "
+        "from ikchain.solvers import compile_kernels; seen = []; "
+        "compile_kernels(lambda done, total, name: seen.append((done, total))); "
+        "print(before, int(config.OPT), seen[-1][0] == seen[-1][1] == len(seen) - 1)"
+    )
+    out = _python(code, {"NUMBA_OPT": "2", "NUMBA_CACHE_DIR": str(tmp_path)}, tmp_path)
+    assert out.split()[-3:] == ["2", "2", "True"]

@@ -7,10 +7,13 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import errno
 import math
 import socket
 import sys
+import threading
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -190,9 +193,56 @@ def _bind(host: str, port: int, count: int) -> list[socket.socket]:
         raise ValueError(f"--host: cannot bind {host}:{port} ({error.strerror})") from None
 
 
+def format_compile_progress(done: int, total: int, name: str, seconds: float) -> str:
+    """The line shown while the solvers compile (numba, first run or after an upgrade)."""
+    if done >= total:
+        return f"ikchain lesson: solvers ready ({total} kernels, {seconds:.0f} s)"
+    return (
+        f"ikchain lesson: compiling the solvers, first run only: {done}/{total} "
+        f"({name}), {seconds:.0f} s"
+    )
+
+
+@contextlib.contextmanager
+def _compile_progress() -> Any:
+    """A ``progress`` callback for :func:`ikchain.solvers.compile_kernels` that says what
+    is compiling, about every second, once the compile has taken a second (a warm
+    cache loads in less and prints nothing), on stderr: stdout keeps the URL line first.
+    On a terminal one line is rewritten."""
+    started = time.monotonic()
+    state: dict[str, Any] = {"done": 0, "total": 1, "name": "", "shown": False}
+    tty = sys.stderr.isatty()
+    stop = threading.Event()
+
+    def show(final: bool = False) -> None:
+        seconds = time.monotonic() - started
+        line = format_compile_progress(
+            state["total"] if final else state["done"], state["total"], state["name"], seconds
+        )
+        end = "\n" if final or not tty else ""
+        print(("\r" + line.ljust(78)) if tty else line, end=end, file=sys.stderr, flush=True)
+        state["shown"] = True
+
+    def tick() -> None:
+        while not stop.wait(1.0 if tty else 2.0):
+            show()
+
+    def progress(done: int, total: int, name: str) -> None:
+        state.update(done=done, total=total, name=name)
+
+    ticker = threading.Thread(target=tick, daemon=True)
+    ticker.start()
+    try:
+        yield progress
+    finally:
+        stop.set()
+        ticker.join()
+        if state["shown"]:
+            show(final=True)
+
+
 def _run_lesson(args: argparse.Namespace) -> int:
     import os
-    import threading
     import webbrowser
 
     from ikchain.solvers import compile_kernels
@@ -203,7 +253,8 @@ def _run_lesson(args: argparse.Namespace) -> int:
     port = sockets[0].getsockname()[1]
     if args.host not in ("127.0.0.1", "localhost", "::1"):
         print(format_network_warning(args.host, names), file=sys.stderr, flush=True)
-    compile_kernels()  # the first drag must not wait for numba
+    with _compile_progress() as progress:
+        compile_kernels(progress)  # the first drag must not wait for numba
     path = "/" if args.lang == "zh" else "/?lang=en"
     shown = "127.0.0.1" if args.host in WILDCARD_HOSTS else args.host
     shown = f"[{shown}]" if ":" in shown else shown

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import sys
+from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
@@ -84,16 +85,17 @@ def _kernels() -> tuple[ModuleType, ModuleType, ModuleType]:
 _kernels_cached: tuple[ModuleType, ModuleType, ModuleType] | None = None
 
 
-def compile_kernels() -> None:
+def compile_kernels(progress: Callable[[int, int, str], None] | None = None) -> None:
     """Compile every solver kernel now (from numba's disk cache when it is warm).
 
     Without this the first solve of each kind compiles its kernel, which takes
     seconds when the cache is cold; the lesson server calls it before it serves.
+    ``progress(done, total, name)`` is called before each kernel and at the end.
     """
     from ikchain.solvers import compiled
 
     _kernels()
-    compiled.compile_all()
+    compiled.compile_all(progress)
 
 
 def default_init(chain: Chain, bend: int = 1) -> NDArray[np.float64]:

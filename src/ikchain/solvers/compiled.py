@@ -22,6 +22,7 @@ does not do, :class:`_KernelCache` does:
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import math
 import os
@@ -33,7 +34,7 @@ from typing import Any
 
 import numba
 import numpy as np
-from numba.core import caching
+from numba.core import caching, config
 
 from ikchain import kinematics
 
@@ -109,6 +110,29 @@ class _KernelCache(caching.FunctionCache):
 #: Every kernel made by :func:`kernel`, for :func:`compile_all`.
 KERNELS: list[Any] = []
 
+#: LLVM's optimisation level for our kernels (numba's default is 3). At 1 they compile
+#: in about half the time and run as fast: the loops are scalar arithmetic and libm
+#: calls, which level 3's extra passes (vectorisation, more unrolling) do not speed up
+#: (see the README's performance notes for the measurement).
+OPT_LEVEL = 1
+
+
+def _at_opt_level(compile: Callable[..., Any]) -> Callable[..., Any]:
+    """``compile`` with numba's optimisation level set to :data:`OPT_LEVEL` meanwhile
+    (the level is read when a module is optimised, so it applies to this kernel and to
+    the kernels it calls, compiled with it; anything else compiles as before)."""
+
+    @functools.wraps(compile)
+    def at_level(signature: Any) -> Any:
+        saved = config.OPT  # type: ignore[attr-defined]
+        config.OPT = config._OptLevel(OPT_LEVEL)  # type: ignore[attr-defined]
+        try:
+            return compile(signature)
+        finally:
+            config.OPT = saved  # type: ignore[attr-defined]
+
+    return at_level
+
 
 def kernel(
     signature: str | None = None, *, parallel: bool = False
@@ -124,6 +148,7 @@ def kernel(
         # no writable folder anywhere: numba's NullCache stays, compiled in memory
         with contextlib.suppress(RuntimeError, OSError):
             dispatcher._cache = _KernelCache(function)  # type: ignore[attr-defined]
+        dispatcher.compile = _at_opt_level(dispatcher.compile)  # type: ignore[method-assign]
         dispatcher._ikchain_signature = signature  # type: ignore[attr-defined]
         KERNELS.append(dispatcher)
         return dispatcher
@@ -140,11 +165,19 @@ def renamed(function: Callable[..., Any], name: str) -> Callable[..., Any]:
     return copy
 
 
-def compile_all() -> None:
-    """Compile (or load from the cache) every kernel that declares its signature."""
-    for dispatcher in KERNELS:
-        if dispatcher._ikchain_signature is not None:
-            dispatcher.compile(dispatcher._ikchain_signature)
+def compile_all(progress: Callable[[int, int, str], None] | None = None) -> None:
+    """Compile (or load from the cache) every kernel that declares its signature.
+
+    ``progress(done, total, name)`` is called before each kernel and once at the end
+    (``done == total``), so a caller can say what is happening while numba compiles.
+    """
+    signed = [d for d in KERNELS if d._ikchain_signature is not None]
+    for done, dispatcher in enumerate(signed):
+        if progress is not None:
+            progress(done, len(signed), dispatcher.__name__)
+        dispatcher.compile(dispatcher._ikchain_signature)
+    if progress is not None:
+        progress(len(signed), len(signed), "")
 
 
 # -- kernels shared by the solvers ----------------------------------------------------
