@@ -156,7 +156,7 @@ def check_fraction(value: Any, name: str) -> float:
 
 
 def check_bend(value: Any) -> int:
-    """Elbow branch: +1 (counter-clockwise bend) or -1 (clockwise)."""
-    if isinstance(value, bool) or value not in (1, -1):
+    """Elbow branch: the integer +1 (counter-clockwise bend) or -1 (clockwise)."""
+    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value not in (1, -1):
         raise ValueError(f"bend: expected +1 or -1, got {_describe(value)}")
     return int(value)

@@ -524,7 +524,9 @@ def _iterate_many(
         start_shape = start.shape[:-1]
     shape = check_batch_shape(target.shape[:-1], start_shape)
     count = math.prod(shape)
-    targets = np.array(np.broadcast_to(target, (*shape, 2)).reshape(-1, 2))  # a copy
+    # a C-ordered copy: a broadcast one copies in Fortran order, a layout the kernels
+    # were not compiled for (the first such call would compile for seconds)
+    targets = np.array(np.broadcast_to(target, (*shape, 2)).reshape(-1, 2), order="C")
     if init is not None:
         if start_shape == shape:
             start = np.ascontiguousarray(start.reshape(-1, n), dtype=np.float64)

@@ -50,6 +50,9 @@ def pose(
     p = math.sqrt(opening)
     q = math.sqrt(closing)
     total = closing + opening
+    if total == 0.0:  # bones so unequal (1e17 : 1) that the annulus has no width in
+        total = 1.0  # floats: the chain is straight, to rounding of the longer bone
+        closing = 1.0
     cosine = (closing - opening) / total
     sine = (twobend * (p * q)) / total
     x = l1 + l2 * cosine
