@@ -144,7 +144,7 @@ def kernel(
     """
 
     def decorate(function: Callable[..., Any]) -> Any:
-        dispatcher = numba.njit(parallel=parallel, error_model="numpy")(function)
+        dispatcher = numba.njit(parallel=parallel, nogil=True, error_model="numpy")(function)
         # no writable folder anywhere: numba's NullCache stays, compiled in memory
         with contextlib.suppress(RuntimeError, OSError):
             dispatcher._cache = _KernelCache(function)  # type: ignore[attr-defined]
