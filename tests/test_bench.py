@@ -48,7 +48,7 @@ def test_bench_runs_tiny_and_writes_json(tmp_path, capsys):
     assert {row["solver"] for row in data["single"]} == {"analytic", "ccd", "fabrik", "dls"}
     for row in data["single"]:
         assert row["us_per_solve"]["low"] <= row["us_per_solve"]["median"]
-    assert len(data["goals"]) == 15
+    assert len(data["goals"]) == 16
     assert all(goal["met"] in (True, False, None) for goal in data["goals"])
 
 

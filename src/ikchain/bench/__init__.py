@@ -249,6 +249,14 @@ def run(args: argparse.Namespace, out=None) -> dict[str, Any]:
             f"{100 * row['at_best']:25.2f}%"
         )
 
+    threads = suites.bench_threads(2_000 if quick else 40_000, repeats)
+    data["threads"] = threads
+    say(
+        f"  single 3-bone DLS solves/s: one thread {_fig(threads['solves_per_s_one_thread'], 0)}, "
+        f"two threads {_fig(threads['solves_per_s_two_threads'], 0)}, ratio "
+        f"{threads['ratio']:.2f}x (load average {threads['load_average']:.1f})"
+    )
+
     # 6. start-up, in fresh processes
     if not args.no_startup:
         startup = suites.bench_startup(1 if quick else 3, args.cold_cache)
@@ -428,6 +436,18 @@ def evaluate_goals(
                 "ratio": share,
                 "met": share >= 0.999,
                 "measured": f"{100 * share:.2f}%",
+            }
+        )
+    threads = data.get("threads")
+    if threads is not None:
+        goals.append(
+            {
+                "goal": "two threads solving single targets >= 1.7x the solves/s of one",
+                "ratio": threads["ratio"],
+                "met": threads["ratio"] >= 1.7,
+                "measured": (
+                    f"{threads['ratio']:.2f}x at load average {threads['load_average']:.1f}"
+                ),
             }
         )
     startup = data.get("startup")

@@ -463,3 +463,41 @@ def bench_limits(count: int, cases: int, repeats: int) -> dict[str, Any]:
         )
     out["dls_at_best"] = rows
     return out
+
+
+# -- threads ---------------------------------------------------------------------------
+
+
+def bench_threads(count: int, repeats: int) -> dict[str, Any]:
+    """Single 3-bone DLS solves per second from one thread and from two side by side
+    (the kernels release the GIL; the Python around them holds it)."""
+    import threading
+
+    chain = chain_of(3)
+    targets = random_reachable(chain, count, 3).tolist()
+    ikchain.solve(chain, targets[0])
+
+    def work(items: list[list[float]]) -> None:
+        for target in items:
+            ikchain.solve(chain, target)
+
+    def rate(threads: int) -> float:
+        parts = [targets[i::threads] for i in range(threads)]
+        workers = [threading.Thread(target=work, args=(part,)) for part in parts]
+        started = time.perf_counter()
+        for worker in workers:
+            worker.start()
+        for worker in workers:
+            worker.join()
+        return len(targets) / (time.perf_counter() - started)
+
+    one, two = [], []
+    for _ in range(repeats):
+        one.append(rate(1))
+        two.append(rate(2))
+    return {
+        "solves_per_s_one_thread": stats(one),
+        "solves_per_s_two_threads": stats(two),
+        "ratio": float(np.median(two) / np.median(one)),
+        "load_average": os.getloadavg()[0],
+    }
