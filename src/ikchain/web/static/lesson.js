@@ -533,10 +533,27 @@
     var svg = this.svg;
     var ring = this.layer.target;
 
+    // A finger that lands on the ring drags it; one that lands anywhere else scrolls
+    // the page. touch-action on an SVG child is ignored (it applies to CSS boxes,
+    // and iOS Safari ignores pan-x pan-y), so the browser would start a pan and cancel
+    // the pointer after a few pixels: a touch that begins on the ring is claimed here,
+    // before the browser decides, by cancelling its touchstart and touchmoves.
+    var fingerOnRing = false;
+    svg.addEventListener("touchstart", function (event) {
+      fingerOnRing = event.touches.length === 1 && ring.contains(event.target);
+      if (fingerOnRing && event.cancelable) event.preventDefault();
+    }, { passive: false });
+    svg.addEventListener("touchmove", function (event) {
+      if (fingerOnRing && event.cancelable) event.preventDefault();
+    }, { passive: false });
+    function fingerUp(event) { if (event.touches.length === 0) fingerOnRing = false; }
+    svg.addEventListener("touchend", fingerUp);
+    svg.addEventListener("touchcancel", fingerUp);
+
     svg.addEventListener("pointerdown", function (event) {
       if (event.button !== undefined && event.button > 0) return;
-      // A finger that lands off the ring is scrolling the page (only the ring has
-      // touch-action: none); a mouse or pen click anywhere moves the ring there.
+      // A finger that lands off the ring is scrolling the page (see touchstart above);
+      // a mouse or pen click anywhere moves the ring there.
       if (event.pointerType === "touch" && !ring.contains(event.target)) return;
       event.preventDefault();
       self.dragging = event.pointerId;
@@ -583,8 +600,8 @@
       event.preventDefault();
       ring.classList.add("keyboard");
       var p = self.state.pointer;
-      self.rest();
       self.moveTo([self.onGrid(p[0], dx), self.onGrid(p[1], dy)], stamp(event));
+      self.rest(); // after the move: its answer, or the one drawn, goes on solving
     });
 
     if (!this.controls) return;
@@ -692,10 +709,17 @@
     this.request(stamp(event));
   };
 
-  // The ring comes to rest (drag released, key pressed, row loaded): an iterative
-  // solve cut short by its iteration limit may go on for a few more frames.
+  // The ring comes to rest (drag released, key pressed): an iterative solve cut short
+  // by its iteration limit may go on for a few more frames, warm from the last answer.
+  // With a request in flight its answer carries the continuation on (receive); with
+  // none (the last answer came in while the ring was still held), it starts here.
   Figure.prototype.rest = function () {
     this.resting = REST_FRAMES;
+    if (this.inflight != null || this.pending) return;
+    var s = this.state;
+    if (s.error || s.shown || !s.frame || s.frame.status !== "max_iterations") return;
+    this.resting -= 1;
+    this.request(null);
   };
 
   // One grid step from value v (metres): the grid cell nearest v, plus `cells`,
