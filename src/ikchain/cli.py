@@ -19,17 +19,11 @@ from typing import Any
 
 import numpy as np
 
+from ikchain.arguments import OneLineParser, integer_in
 from ikchain.caps import MAX_ANGLE
 from ikchain.chain import Chain
 from ikchain.formatting import format_result_json, format_result_text
 from ikchain.solvers import METHODS, solve
-
-
-class OneLineParser(argparse.ArgumentParser):
-    """argparse that reports errors as one line (no usage dump) and exits 2."""
-
-    def error(self, message: str) -> None:  # type: ignore[override]
-        self.exit(2, f"{self.prog}: error: {message}\n")
 
 
 def _floats(text: str) -> list[float]:
@@ -47,21 +41,6 @@ def _angles(text: str) -> list[float]:
     if any(abs(value) > MAX_ANGLE for value in values):
         raise argparse.ArgumentTypeError(f"expected angles within ±{MAX_ANGLE:g} rad, got {text!r}")
     return values
-
-
-def integer_in(low: int, high: int, what: str) -> Any:
-    """An argparse type: an integer from ``low`` to ``high``, else one line naming them."""
-
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            value = None
-        if value is None or not low <= value <= high:
-            raise argparse.ArgumentTypeError(f"expected {what} from {low} to {high}, got {text!r}")
-        return value
-
-    return parse
 
 
 def _number(text: str) -> float:

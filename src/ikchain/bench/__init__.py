@@ -37,7 +37,7 @@ DEFAULT_JSON = Path("bench-results") / "latest.json"
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from ikchain.cli import OneLineParser, integer_in
+    from ikchain.arguments import OneLineParser, integer_in
 
     parser = OneLineParser(
         prog="ikchain bench",

@@ -365,7 +365,7 @@ def format_results(results: dict[str, Any]) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from ikchain.cli import OneLineParser, integer_in
+    from ikchain.arguments import OneLineParser, integer_in
 
     parser = OneLineParser(
         prog="ikchain bench lesson",

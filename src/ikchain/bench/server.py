@@ -179,7 +179,7 @@ def format_caps(results: dict[str, Any], top: int = 8) -> str:
 
 
 def caps_main(argv: Sequence[str] | None = None) -> int:
-    from ikchain.cli import OneLineParser
+    from ikchain.arguments import OneLineParser
 
     parser = OneLineParser(
         prog="ikchain bench caps",
