@@ -433,16 +433,14 @@ def test_limits_table_matches_its_claims():
 
     table = extras.limits_table("", S25, text, None)["table"]
     assert table["caption"].startswith("Table ⑤a")
-    stuck_ccd_dls_reaches = False
-    for _target, free, inside, held, ccd_error, dls_error in table["values"]:
+    # which method gets stuck where is the outcome map's claim (test_issue15_lesson)
+    for _target, free, inside, held, ccd_error, _dls_error in table["values"]:
         held = np.array(held)
         assert np.all(held >= ARM3[:, 0] - 1e-12) and np.all(held <= ARM3[:, 1] + 1e-12)
         free = np.array(free)
         assert inside == bool(np.all((free >= ARM3[:, 0]) & (free <= ARM3[:, 1])))
         if inside:  # the free answer is allowed: the limited chain reaches the target too
             assert ccd_error < 1e-9
-        stuck_ccd_dls_reaches |= ccd_error > 0.1 and dls_error < 1e-9
-    assert stuck_ccd_dls_reaches
 
 
 def test_coherence_table_cold_starts_jump_warm_ones_do_not():
@@ -485,7 +483,8 @@ def test_replay_and_motion_replies_stay_within_their_bound_and_the_cap(lengths):
     from ikchain.caps import CAPS
 
     n = len(lengths)
-    iterations = min(replay.MAX_REPLAY_ITERATIONS, (replay.MAX_REPLAY_STEPS - 1) // n)
+    # the page offers one step less than the cap: one is kept for the mirror step
+    iterations = min(replay.MAX_REPLAY_ITERATIONS, (replay.MAX_REPLAY_STEPS - 2) // n)
     body = {"kind": "replay", "lengths": lengths, "method": "ccd", "iterations": iterations}
     answer = frame_reply(json.dumps({**body, "target": [sum(lengths) * 0.999, 0.0]}))
     assert answer["ok"], answer

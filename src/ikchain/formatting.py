@@ -33,9 +33,23 @@ def format_number(value: float, digits: int = 6) -> str:
     return "0." + "0" * digits if text == "-0." + "0" * digits else text
 
 
-def format_point(point: Any, digits: int = 6) -> str:
-    """``(x, y)`` with :func:`format_number` coordinates."""
+#: A coordinate within this many rounding units (machine epsilon) of the chain's size
+#: from 0 is 0 to within the arithmetic that placed it.
+ROUNDING_UNITS = 64
+
+
+def format_point(point: Any, digits: int = 6, scale: float | None = None) -> str:
+    """``(x, y)`` with :func:`format_number` coordinates.
+
+    With ``scale`` (a length of the problem, e.g. the chain's ΣL), a coordinate within
+    ``ROUNDING_UNITS · eps · scale`` of 0 prints as 0: positions computed from
+    metre-sized numbers carry rounding of that size, and ``-4.4e-16`` says nothing
+    about the pose. Without ``scale`` every digit the value has is shown.
+    """
     x, y = (float(v) for v in point)
+    if scale is not None:
+        slack = ROUNDING_UNITS * np.finfo(float).eps * abs(float(scale))
+        x, y = (0.0 if abs(v) <= slack else v for v in (x, y))
     return f"({format_number(x, digits)}, {format_number(y, digits)})"
 
 

@@ -19,16 +19,24 @@ import numpy as np
 
 from ikchain.caps import CAPS
 from ikchain.chain import Chain
-from ikchain.formatting import format_number
+from ikchain.formatting import format_number, format_point
 from ikchain.lesson import extras, figures
-from ikchain.lesson.frames import METHOD_TAKES, FrameRequest, SolveRequest, frame_from_request
+from ikchain.lesson.frames import (
+    FRAME_ITERATIONS,
+    METHOD_TAKES,
+    FrameRequest,
+    SolveRequest,
+    frame_from_request,
+)
 from ikchain.lesson.tables import (
     LENGTHS_BY_BONES,
+    LESSON_SIZE,
     SECTION_TABLES,
     STALL_TARGET,
     SWEEPS_2B,
     SWEEPS_SHORT,
     SWEEPS_T3,
+    T3_TOLERANCE,
     TOLERANCE,
     compute_tables,
     format_table,
@@ -43,8 +51,6 @@ DEFAULT_LANG = "zh"
 
 #: Controls every figure's strip shows, in order.
 COMMON_CONTROLS = ("method", "bones", "damping", "iterations", "bend")
-#: Iterations per drag frame: warm-started frames need few; the cap keeps a frame cheap.
-FRAME_ITERATIONS = 64
 #: Smoothing factor offered in 2.4 (fraction of the way to the pointer per frame).
 SMOOTHING = 0.25
 #: Bone lengths a reader may type into 2.4's figure (m): the chain stays inside the view.
@@ -107,6 +113,7 @@ SECTIONS: tuple[Section, ...] = (
             ("text", "t2b_live"),
             ("table", "table-2-stall"),
             ("text", "stall"),
+            ("table", "table-2-stall-starts"),
         ),
     ),
     Section(
@@ -159,6 +166,8 @@ SECTIONS: tuple[Section, ...] = (
             ("replay", ""),
             ("text", "limits"),
             ("limits-table", ""),
+            ("text", "outcomes"),
+            ("outcome-map", ""),
             ("text", "reach"),
             ("reach-table", ""),
             ("text", "rest"),
@@ -166,6 +175,7 @@ SECTIONS: tuple[Section, ...] = (
             ("text", "coherence"),
             ("motion", "coherence"),
             ("coherence-table", "coherence"),
+            ("jumps-chart", "coherence"),
             ("text", "reading"),
         ),
     ),
@@ -243,6 +253,30 @@ def placeholder_values() -> dict[str, str]:
         "reach_cell": format_number(extras.limits.CELL * 1000, 0),
         "default_iterations": str(DEFAULT_MAX_ITERATIONS),
         "default_tol": f"{DEFAULT_TOLERANCE:.0e}".replace("e-0", "e-"),
+        # 2.5's outcome map and Table ⑤a: the figure's budget, the map's cell (cm)
+        "frame_iterations": str(FRAME_ITERATIONS),
+        "outcome_cell": format_number(extras.outcomes.MAP_CELL * 100, 0),
+        # 2.2's stall drawn, Table ②b's row beyond the request cap (issue 15)
+        "stall_tip": format_point(facts["stall_tip"], 1, LESSON_SIZE),
+        **capped_values(facts["capped"]),
+        # Table ③'s tolerance and the sweeps each row took
+        "t3_tol": f"{T3_TOLERANCE:.0e}".replace("e-0", "e-"),
+        **{f"t3_sweeps_{k}": str(n) for k, n in zip("abc", facts["t3_sweeps"], strict=True)},
+        # 2.5: Table ⑤c's budget and the weak pull's iterations; the jump threshold
+        "rest_iterations": str(extras.REST_ITERATIONS),
+        "rest_weak_sweeps": str(extras.rest_facts()["weak_sweeps"]),
+        "jump_degrees": format_number(extras.JUMP_DEGREES, 0),
+    }
+
+
+def capped_values(capped: list[dict[str, Any]]) -> dict[str, str]:
+    """Table ②b's row that needs more sweeps than a request may ask for, as the text
+    cites it (the text speaks of one row; a test checks there is exactly one)."""
+    row = capped[0]
+    return {
+        "capped_ratio": format_number(row["ratio"], 3),
+        "capped_sweeps": str(row["sweeps"]),
+        "capped_error": format_number(row["error"], 6),
     }
 
 
@@ -282,6 +316,7 @@ TABLE_NUMBERS: dict[str, str] = {
     "table-2-damping": "②a",
     "table-2b": "②b",
     "table-2-stall": "②c",
+    "table-2-stall-starts": "②d",
     "table-3": "③",
     "table-4": "④",
 }

@@ -15,7 +15,8 @@ import numpy as np
 from ikchain.chain import Chain
 from ikchain.formatting import format_degrees, format_number, format_point
 from ikchain.kinematics import joints_from_angles
-from ikchain.lesson import limits, motion, plots, replay
+from ikchain.lesson import limits, motion, outcomes, plots, replay
+from ikchain.lesson.frames import FRAME_ITERATIONS
 from ikchain.lesson.tables import LENGTHS_BY_BONES, angle_gap_deg
 from ikchain.solvers import solve
 
@@ -36,7 +37,7 @@ def replay_default(figure: dict[str, Any], text: dict[str, Any]) -> dict[str, An
         "max_iterations": min(
             d["iterations"],
             replay.MAX_REPLAY_ITERATIONS,
-            (replay.MAX_REPLAY_STEPS - 1) // (len(d["lengths"]) if joint else 1),
+            (replay.MAX_REPLAY_STEPS - 2) // (len(d["lengths"]) if joint else 1),
         ),
         "tolerance": d["tolerance"],
         "bend": d["bend"],
@@ -74,7 +75,8 @@ def replay_block(name: str, section: Any, text: dict[str, Any], figure: Any) -> 
             "summary": summary,
             "steps": len(view["steps"]),
             "max_iterations": replay.MAX_REPLAY_ITERATIONS,
-            "max_steps": replay.MAX_REPLAY_STEPS,
+            # one step is kept for the mirror step (see replay.steps_of)
+            "max_steps": replay.MAX_REPLAY_STEPS - 1,
         },
     }
 
@@ -198,11 +200,13 @@ TABLE_NUMBERS = {
     "table-motion-coherence": "⑤d",
     "table-motion-tracking": "⑥",
 }
-#: Targets of the joint-limits table (m): in front, behind and above, close in, low in
-#: front, and low behind.
-LIMIT_TARGETS = ((0.9, 0.5), (-0.6, 0.6), (0.3, 0.2), (1.0, -0.4), (0.2, -0.9))
-#: Iterations for the joint-limits table (enough for every free solve to converge).
-LIMIT_ITERATIONS = 500
+#: Targets of the joint-limits table (m): in front, behind and above, close in, and
+#: low in front. Whether CCD or DLS gets stuck is not read off one target (it can
+#: change from one target to the next, a hair away): the outcome map shows it.
+LIMIT_TARGETS = ((0.9, 0.5), (-0.6, 0.6), (0.3, 0.2), (0.2, -0.9))
+#: Iterations for the joint-limits table and the outcome map: the figure's own budget
+#: (every free solve of the table converges within it; a test checks).
+LIMIT_ITERATIONS = FRAME_ITERATIONS
 #: The preset the 2.5 figure starts with, and the one its table uses.
 LIMIT_PRESET = "arm"
 
@@ -397,7 +401,52 @@ def reach_table(name: str, section: Any, text: dict[str, Any], figure: Any) -> d
     return {"kind": "table", "table": _named(table, text)}
 
 
-BLOCKS.update({"choose": choose_block, "limits-table": limits_table, "reach-table": reach_table})
+def outcome_block(name: str, section: Any, text: dict[str, Any], figure: Any) -> dict[str, Any]:
+    """2.5's outcome map: CCD and DLS from the figure's start pose, with the figure's
+    budget, over every target of the view (see :mod:`ikchain.lesson.outcomes`)."""
+    bounds = limits.limits_from_preset(LIMIT_PRESET, 3)
+    assert bounds is not None, f"preset {LIMIT_PRESET!r} must set limits"
+    chain = Chain(LENGTHS_BY_BONES[3], bounds)
+    found = outcome_map_25()
+    words = text[section.key]
+    names = {f"method_{m}": text["controls"][f"method_{m}"] for m in outcomes.OUTCOME_METHODS}
+    counts = {m: found.counts(m) for m in outcomes.OUTCOME_METHODS}
+    desc = " ".join(
+        fill(words["outcome_desc"], method=names[f"method_{m}"], **counts[m])
+        for m in outcomes.OUTCOME_METHODS
+    )
+    labels = {
+        **names,
+        "title": words["outcome_title"],
+        "desc": desc,
+        **{k: words[f"outcome_{k}"] for k in outcomes.OUTCOMES},
+    }
+    svg = outcomes.svg_from_map(found, chain, labels, map_id="outcome-map-s25")
+    return {
+        "kind": "chart",
+        "chart": {"id": "outcome-map-s25", "caption": words["outcome_caption"], "svg": svg},
+    }
+
+
+def outcome_map_25() -> outcomes.OutcomeMap:
+    """The 2.5 figure's outcome map: three bones, the preset's limits, its start pose
+    and budget (the figure's tolerance and damping)."""
+    from ikchain.lesson.tables import TOLERANCE
+
+    bounds = limits.limits_from_preset(LIMIT_PRESET, 3)
+    assert bounds is not None
+    chain = Chain(LENGTHS_BY_BONES[3], bounds)
+    return outcomes.outcome_map(chain, LIMIT_ITERATIONS, TOLERANCE, 1.0)
+
+
+BLOCKS.update(
+    {
+        "choose": choose_block,
+        "limits-table": limits_table,
+        "reach-table": reach_table,
+        "outcome-map": outcome_block,
+    }
+)
 
 
 #: A joint turning more than this between two frames is a visible jump (°).
@@ -438,6 +487,45 @@ def coherence_table(name: str, section: Any, text: dict[str, Any], figure: Any) 
     return {"kind": "table", "table": _named(table, text)}
 
 
+def jumps_chart(name: str, section: Any, text: dict[str, Any], figure: Any) -> dict[str, Any]:
+    """The chart under Table ⑤d: per frame of the counted lap, the largest joint turn
+    since the frame before (the quantity the table's columns sum up), each method
+    warm and cold."""
+    d = MOTION_PLAYERS[name]
+    lengths = tuple(LENGTHS_BY_BONES[d["bones"]])
+    lap = d["frames_per_lap"]
+    words, page = text[section.key], text["motion"]
+    series = []
+    for start in motion.STARTS:
+        _, tracks = motion.tracked(lengths, d["path"], lap, d["budget"], start)
+        for method in motion.MOTION_METHODS:
+            jumps = motion.last_lap(tracks[method].joint_jumps_deg(), lap)
+            label = fill(
+                words["jumps_series"],
+                method=text["controls"][f"method_{method}"],
+                start=page[f"start_{start}"],
+            )
+            series.append(
+                {
+                    "key": f"{method}-{start}",
+                    "label": label,
+                    "points": [(float(k + 1), float(v)) for k, v in enumerate(jumps)],
+                }
+            )
+    chart = plots.error_chart(
+        series,
+        x_label=words["jumps_x"],
+        y_label=words["jumps_y"],
+        title=words["jumps_title"],
+        chart_id=f"jumps-{name}",
+        floor=1e-3,
+    )
+    return {
+        "kind": "chart",
+        "chart": {"id": f"jumps-{name}", "caption": words["jumps_caption"], "svg": chart.svg},
+    }
+
+
 MOTION_PLAYERS["coherence"] = {
     "bones": 3,
     "path": "figure8",
@@ -448,6 +536,7 @@ MOTION_PLAYERS["coherence"] = {
     "controls": ("start", "path", "budget", "show"),
 }
 BLOCKS["coherence-table"] = coherence_table
+BLOCKS["jumps-chart"] = jumps_chart
 
 #: The block kinds that are tables (``ikchain tables`` prints them too).
 TABLE_BLOCKS: tuple[str, ...] = (
@@ -524,6 +613,18 @@ def rest_table(name: str, section: Any, text: dict[str, Any], figure: Any) -> di
         "values": values,
     }
     return {"kind": "table", "table": _named(table, text)}
+
+
+def rest_facts() -> dict[str, Any]:
+    """What the text says of Table ⑤c: the most iterations the weak pull took."""
+    chain = Chain(LENGTHS_BY_BONES[3])
+    rest = np.radians(REST_POSES_DEG[3])
+    weak = min(w for w in REST_WEIGHTS if w > 0.0)
+    runs = [
+        solve(chain, t, "dls", max_iterations=REST_ITERATIONS, rest=rest, rest_weight=weak)
+        for t in REST_TARGETS
+    ]
+    return {"weak_sweeps": max(int(r.iterations) for r in runs), "weak": weak}
 
 
 BLOCKS["rest-table"] = rest_table

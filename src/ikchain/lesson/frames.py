@@ -42,6 +42,8 @@ METHOD_TAKES: dict[str, list[str]] = {
     for method in METHODS
 }
 
+#: Iterations per drag frame: warm-started frames need few; the cap keeps a frame cheap.
+FRAME_ITERATIONS = 64
 #: A smoothed target this close to the pointer counts as arrived (m).
 SETTLED = 1e-6
 #: A net turn this close to 0 or to a half turn (rad) is on both sides at once:
@@ -79,15 +81,16 @@ def readings_from_result(
     :func:`keep_bend`).
     """
     d = math.hypot(*result.target)
+    size = chain.total_length  # positions within rounding of it from 0 print as 0
     readings = {
-        "target": format_point(result.target, 4),
+        "target": format_point(result.target, 4, size),
         "d": format_number(d, 6),
         "d_ratio": format_number(d / chain.total_length, 4),
         "angles": format_degrees(result.angles, 2),
-        "tip": format_point(result.end, 4),
+        "tip": format_point(result.end, 4, size),
         "error": format_number(result.error, 6),
         "iterations": str(result.iterations if iterations is None else iterations),
-        "joint1": format_point(result.joints[1], 4),
+        "joint1": format_point(result.joints[1], 4, size),
         "condition": format_condition(float(condition_from_angles(chain.lengths, result.angles))),
     }
     if chain.limits is not None:  # 2.5: reach under the limits, and the joints they hold
@@ -140,24 +143,16 @@ def frame_from_request(request: FrameRequest) -> dict[str, Any]:
     settled = bool(math.hypot(*(pointer - target)) <= SETTLED)
     if settled:
         target = pointer
-    options = dict(solve_request.options)
-    bend = options.get("bend")
-    if bend is not None:
-        bend = check_bend(bend)
-        if "init" in options:  # the start is given: bend says which side to keep
-            del options["bend"]
     iterations = None
     if isinstance(request.family, tuple):
         result = family4_result(solve_request, target, request.family)
     elif request.family is not None:
         result = family_result(solve_request, target, request.family)
     else:
-        result = solve(chain, target, solve_request.method, **options)
-        # With joint limits (2.5) the limits choose the side; a mirror could break them.
-        if bend is not None and solve_request.method != "analytic" and chain.limits is None:
-            result, iterations = keep_bend(
-                chain, target, solve_request.method, options, result, bend
-            )
+        runs = frame_runs(chain, target, solve_request.method, solve_request.options)
+        result = runs[-1]
+        if len(runs) > 1:
+            iterations = sum(int(run.iterations) for run in runs)
     family: dict[str, Any] | None = None
     if chain.n_bones == 3 and chain.limits is None and result.reachable and any(target):
         family = {"position": family_from_angles(chain, target, result.angles)}
@@ -170,7 +165,9 @@ def frame_from_request(request: FrameRequest) -> dict[str, Any]:
         "readings": readings_from_result(result, chain, iterations),
         "reachable": result.reachable,
         "status": str(result.status),
-        "gap": not result.reachable,
+        # the line from the tip to the target: whenever the solve stopped short of it
+        # (out of reach, stalled, or at the iteration limit), not only out of reach
+        "gap": not result.reachable or str(result.status) != "converged",
         "family": family,
         "bend": bend_of_pose(result.angles),
         "settled": settled,
@@ -231,15 +228,63 @@ def keep_bend(
     iterations left, to check and report it. Returns the result to show and the
     iterations both runs used (None when one run sufficed).
     """
+    second = mirror_run(chain, target, method, options, result, bend)
+    if second is None:
+        return result, None
+    return second, int(result.iterations) + int(second.iterations)
+
+
+def frame_options(options: dict[str, Any]) -> tuple[dict[str, Any], int | None]:
+    """A frame's solve options and the bend it keeps.
+
+    Without a start pose, ``bend`` goes to the solver (the default start bends that
+    way) and is kept; with one (a warm start, a table row's or the stall's start) it
+    only says which side to keep (:func:`keep_bend`).
+    """
+    options = dict(options)
+    bend = options.get("bend")
+    if bend is not None:
+        bend = check_bend(bend)
+        if "init" in options:
+            del options["bend"]
+    return options, bend
+
+
+def frame_runs(
+    chain: Chain, target: np.ndarray, method: str, options: dict[str, Any]
+) -> list[Result]:
+    """The solve a frame shows, as the runs it took: one, or two when the first
+    finished bent against the chosen bend and its mirror image was solved on
+    (:func:`keep_bend`). The replay (:mod:`ikchain.lesson.replay`) shows the same runs,
+    with ``trace=True`` in ``options``.
+    """
+    options, bend = frame_options(options)
+    first = solve(chain, target, method, **options)
+    # With joint limits (2.5) the limits choose the side; a mirror could break them.
+    if bend is None or method == "analytic" or chain.limits is not None:
+        return [first]
+    second = mirror_run(chain, target, method, options, first, bend)
+    return [first] if second is None else [first, second]
+
+
+def mirror_run(
+    chain: Chain,
+    target: np.ndarray,
+    method: str,
+    options: dict[str, Any],
+    result: Result,
+    bend: int,
+) -> Result | None:
+    """The second run of :func:`keep_bend`, or None when ``result`` already bends the
+    chosen way (or is straight, folded, or the target is the root)."""
     turn = net_turn(result.angles)
     folded = abs(turn) >= math.pi - BEND_SLACK
     if bend * turn >= -BEND_SLACK or folded or not np.any(target):
-        return result, None
+        return None
     again = {key: value for key, value in options.items() if key not in ("init", "bend")}
     budget = int(options.get("max_iterations", 200))
     again["max_iterations"] = max(0, budget - int(result.iterations))
-    second = solve(chain, target, method, init=mirror_pose(result.angles, target), **again)
-    return second, int(result.iterations) + int(second.iterations)
+    return solve(chain, target, method, init=mirror_pose(result.angles, target), **again)
 
 
 def _family_bend(init: Any) -> int:

@@ -12,7 +12,10 @@ Every pose comes from :func:`ikchain.solve`:
   joints ``n-1 … j`` have turned the pose is ``before[:j] + after[j:]`` (``before``
   and ``after`` the poses around the sweep). Nothing is recomputed here;
 - each pose's joints, tip and error: ``solve(..., init=pose, max_iterations=0)``, the
-  library's own forward kinematics and error for that pose.
+  library's own forward kinematics and error for that pose;
+- when the figure holds the solve to a bend and it ended bent the other way, the
+  mirror image and the run from it (:func:`ikchain.lesson.frames.frame_runs`), so
+  that the replay ends where the figure's frame does.
 
 The replay is described for the page as a list of *steps*, each with its pose's
 joints and formatted readings, and a trace chart drawn here (server-side SVG) with the
@@ -29,7 +32,13 @@ import numpy as np
 from ikchain.chain import Chain
 from ikchain.formatting import format_number
 from ikchain.lesson import plots
-from ikchain.lesson.frames import SolveRequest, readings_from_result
+from ikchain.lesson.frames import (
+    FrameRequest,
+    SolveRequest,
+    frame_from_request,
+    frame_runs,
+    readings_from_result,
+)
 from ikchain.result import Result
 from ikchain.solvers import solve
 
@@ -45,17 +54,20 @@ MAX_REPLAY_STEPS = 400
 
 
 def steps_of(bones: int, iterations: int, method: str, joint_steps: bool) -> int:
-    """How many steps a replay of at most ``iterations`` iterations can send back."""
+    """How many steps a replay of at most ``iterations`` iterations can send back: the
+    start pose, each iteration (a step a bone for CCD joint by joint), and one mirror
+    step when the solve is held to a bend (:func:`ikchain.lesson.frames.keep_bend`)."""
     per_iteration = bones if (method == "ccd" and joint_steps) else 1
-    return iterations * per_iteration + 1
+    return iterations * per_iteration + 2
 
 
 def reply_bytes_bound(bones: int, steps: int) -> int:
     """An upper bound of a replay reply's size (bytes), before any work: per step its
     joints (16 characters a coordinate), readings (at most 40 + 14 a joint angle), the
-    cursor and the keys; the chart (about 20 characters a point, and 6 kB besides)."""
+    cursor and the keys; the chart (about 20 characters a point, and 6 kB besides);
+    the figure's frame of the same solve (6 kB)."""
     per_step = 32 * (bones + 1) + 14 * bones + 360
-    return 8_000 + steps * (per_step + 20)
+    return 14_000 + steps * (per_step + 20)
 
 
 @dataclass(frozen=True)
@@ -63,12 +75,15 @@ class ReplayStep:
     """One drawn step: after ``iteration`` iterations, and within it after ``joint`` turned.
 
     ``joint`` is None for a whole iteration (and for the start pose, iteration 0).
+    ``mirror`` marks the step where the page reflected the pose to keep the chosen
+    bend (:func:`ikchain.lesson.frames.keep_bend`), after ``iteration`` iterations.
     ``result`` is the library's Result for exactly this pose (0 iterations from it).
     """
 
     iteration: int
     joint: int | None
     result: Result
+    mirror: bool = False
 
 
 @dataclass(frozen=True)
@@ -76,8 +91,9 @@ class Replay:
     """A solve replayed: its final Result, the poses along the way and the error trace."""
 
     final: Result
-    poses: np.ndarray  # (k + 1, n): start pose first, then after each iteration
+    poses: np.ndarray  # start pose first, then after each iteration (each run's)
     steps: tuple[ReplayStep, ...]
+    iterations: int  # of every run together (the figure's reading)
 
 
 def pose_trace(
@@ -90,6 +106,15 @@ def pose_trace(
     """
     final = solve(chain, target, method, **options, trace=True)
     return final, np.asarray(final.trace_angles)
+
+
+def traced_runs(
+    chain: Chain, target: np.ndarray, method: str, options: dict[str, Any]
+) -> list[Result]:
+    """The runs the figure's frame takes (:func:`ikchain.lesson.frames.frame_runs`:
+    the solve, and its mirror image solved on when it ended bent the other way),
+    each with its trace."""
+    return frame_runs(chain, target, method, {**options, "trace": True})
 
 
 def _pose_result(chain: Chain, target: np.ndarray, method: str, pose: np.ndarray) -> Result:
@@ -105,31 +130,45 @@ def replay_solve(
     *,
     joint_steps: bool = True,
 ) -> Replay:
-    """Replay a solve of ``method`` from its start pose.
+    """Replay the figure's solve of ``method`` from its start pose: the given ``init``
+    (the stall's, a table row's), else the default start bent by ``bend``; when the
+    solve ends bent against ``bend``, the mirror step and the run from the mirror
+    image follow, as in the figure's frame (:func:`ikchain.lesson.frames.frame_runs`).
 
     Parameters
     ----------
     chain, target, method, options
-        As for :func:`ikchain.solve` (``options`` without ``trace``); ``method`` one of
-        :data:`REPLAY_METHODS`.
+        As for a frame's solve (``options`` without ``trace``, ``bend`` allowed beside
+        ``init``); ``method`` one of :data:`REPLAY_METHODS`.
     joint_steps : bool
         For CCD, also a step after each joint's turn within every sweep.
     """
     if method not in REPLAY_METHODS:
         raise ValueError(f"method: expected one of {', '.join(REPLAY_METHODS)}, got {method!r}")
-    final, poses = pose_trace(chain, target, method, options)
+    runs = traced_runs(chain, target, method, options)
     n = chain.n_bones
-    steps = [ReplayStep(0, None, _pose_result(chain, target, method, poses[0]))]
-    for i in range(1, len(poses)):
-        before, after = poses[i - 1], poses[i]
-        if method == "ccd" and joint_steps:
-            for j in range(n - 1, 0, -1):  # tail first; joint 0 completes the sweep
-                partial = np.concatenate((before[:j], after[j:]))
-                steps.append(ReplayStep(i, j, _pose_result(chain, target, method, partial)))
-            steps.append(ReplayStep(i, 0, _pose_result(chain, target, method, after)))
-        else:
-            steps.append(ReplayStep(i, None, _pose_result(chain, target, method, after)))
-    return Replay(final, poses, tuple(steps))
+    traces = [np.asarray(run.trace_angles) for run in runs]
+    steps = [ReplayStep(0, None, _pose_result(chain, target, method, traces[0][0]))]
+    done = 0  # iterations of the runs before this one
+    for k, poses in enumerate(traces):
+        if k > 0:  # the mirror image the second run starts from
+            steps.append(
+                ReplayStep(done, None, _pose_result(chain, target, method, poses[0]), True)
+            )
+        for i in range(1, len(poses)):
+            before, after = poses[i - 1], poses[i]
+            at = done + i
+            if method == "ccd" and joint_steps:
+                for j in range(n - 1, 0, -1):  # tail first; joint 0 completes the sweep
+                    partial = np.concatenate((before[:j], after[j:]))
+                    steps.append(ReplayStep(at, j, _pose_result(chain, target, method, partial)))
+                steps.append(ReplayStep(at, 0, _pose_result(chain, target, method, after)))
+            else:
+                steps.append(ReplayStep(at, None, _pose_result(chain, target, method, after)))
+        done += len(poses) - 1
+    final = runs[-1]
+    total = sum(int(run.iterations) for run in runs)
+    return Replay(final, np.concatenate(traces), tuple(steps), total)
 
 
 def _step_readings(step: ReplayStep, chain: Chain) -> dict[str, str]:
@@ -146,7 +185,11 @@ def replay_from_request(request: SolveRequest, *, joint_steps: bool, lang: str) 
         request.chain, request.target, request.method, request.options, joint_steps=joint_steps
     )
     labels = {"x": words["chart_x"], "y": words["chart_y"], "title": words["chart_title"]}
-    return replay_view(found, request.chain, {**labels, "id": f"replay-{request.method}"})
+    view = replay_view(found, request.chain, {**labels, "id": f"replay-{request.method}"})
+    # The figure's own frame for this solve (the same runs): the page draws it once
+    # the replay is back, so that the figure and the replay's end are one solve.
+    view["frame"] = frame_from_request(FrameRequest(request, None, None, None, None))
+    return view
 
 
 def replay_view(replay: Replay, chain: Chain, labels: dict[str, str]) -> dict[str, Any]:
@@ -185,6 +228,7 @@ def replay_view(replay: Replay, chain: Chain, labels: dict[str, str]) -> dict[st
             {
                 "iteration": step.iteration,
                 "joint": step.joint,
+                "mirror": step.mirror,
                 "joints": np.round(step.result.joints, JOINT_DECIMALS).tolist(),
                 "readings": _step_readings(step, chain),
                 "x": round(cx, 2),
@@ -193,7 +237,7 @@ def replay_view(replay: Replay, chain: Chain, labels: dict[str, str]) -> dict[st
         )
     return {
         "method": replay.final.method,
-        "iterations": int(replay.final.iterations),
+        "iterations": replay.iterations,
         "status": str(replay.final.status),
         "error": format_number(float(replay.final.error), 6),
         "steps": steps,

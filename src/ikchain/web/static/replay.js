@@ -64,10 +64,12 @@
   };
 
   Panel.prototype.body = function () {
+    this.fig.replayBuilding = true; // this body is the replay's, not a new frame's
     var live = this.fig.body();
+    this.fig.replayBuilding = false;
     var s = this.fig.state;
     var iterative = s.method !== "analytic";
-    var method = iterative ? s.method : "ccd";
+    var method = s.method; // request() never asks for a replay of the analytic solution
     // The server's caps: iterations, and drawn steps (a CCD sweep joint by joint is
     // one step a bone); a larger iteration limit is replayed up to them.
     var max = Number(this.el.getAttribute("data-max-iterations")) || 200;
@@ -80,6 +82,9 @@
       lengths: live.lengths,
       target: s.frame.target, // the solved target (with smoothing, where the ring is drawn)
       method: method,
+      // the start the figure's solve was given (the stall's, a table row's), else the
+      // default start; the server keeps the bend as the figure's frame does
+      init: this.fig.replayStart ? this.fig.replayStart.init : null,
       // what the figure's own requests carry (2.5: limits, the pull, no bend with them)
       bend: live.bend,
       limits: live.limits,
@@ -92,13 +97,30 @@
     };
   };
 
-  Panel.prototype.request = function () {
-    var body = this.body();
+  // Ask for a replay; `then` is what the answer does: "play" (the default) plays it,
+  // "step" shows its first step only. The analytic solution is one formula with no
+  // iterations: there is nothing to replay, and the panel says so instead.
+  Panel.prototype.request = function (then) {
     var rs = this.state();
+    rs.none = false;
+    if (this.fig.state.method === "analytic") {
+      this.stop();
+      this.inflight = null;
+      rs.waiting = false;
+      rs.data = null;
+      rs.index = null;
+      rs.none = true;
+      this.fig.state.shown = null;
+      this.fig.update();
+      return;
+    }
+    rs.then = then || "play";
+    var body = this.body();
     rs.waiting = true;
     rs.key = this.key();
     this.stop();
     this.inflightBody = body;
+    this.lastBody = body;
     this.inflight = API.transport.send(this, body);
     this.fig.update();
   };
@@ -119,9 +141,16 @@
     }
     rs.error = null;
     rs.data = reply.replay;
+    // The replayed solve is the figure's solve from its start pose: unless the replay
+    // was cut to its cap, the figure draws that same answer once the replay is back.
+    var sent = this.lastBody;
+    if (reply.replay.frame && sent && sent.iterations === this.fig.state.iterations &&
+        rs.key === this.key()) {
+      this.fig.state.frame = reply.replay.frame;
+    }
     this.chartEl.innerHTML = reply.replay.chart;
     this.show(0);
-    this.play();
+    if (rs.then !== "step") this.play();
   };
 
   // The frame the figure draws for step i: the live frame with this step's pose.
@@ -193,8 +222,9 @@
         case "back":
         case "forward":
           self.stop();
-          if (!rs.data || rs.key !== self.key()) { self.request(); self.stop(); break; }
-          var at = rs.index == null ? rs.data.steps.length - 1 : rs.index;
+          if (!rs.data || rs.key !== self.key()) { self.request("step"); break; }
+          // from the live figure, ▶ starts at the first step and ◀ at the last
+          var at = rs.index == null ? (button.name === "back" ? rs.data.steps.length : -1) : rs.index;
           self.show(at + (button.name === "back" ? -1 : 1));
           break;
         case "live": self.live(); break;
@@ -225,7 +255,8 @@
     var stale = !!rs.data && rs.key !== this.key();
     var data = rs.data;
     var text;
-    if (rs.waiting) text = WORDS.waiting;
+    if (rs.none && s.method === "analytic") text = WORDS.analytic_none;
+    else if (rs.waiting) text = WORDS.waiting;
     else if (rs.error) text = rs.error;
     else if (stale) text = WORDS.stale;
     else if (data && rs.index != null) {
@@ -234,7 +265,9 @@
       if (rs.index === data.steps.length - 1) {
         var status = (API.labels.status && API.labels.status[data.status]) || data.status;
         text = fill(WORDS.final, { total: total, status: status, error: data.error });
-      } else if (step.iteration === 0) text = fill(WORDS.position_start, { total: total });
+      } else if (step.mirror) text = fill(WORDS.position_mirror, { k: step.iteration, total: total });
+      else if (step.iteration === 0) text = fill(WORDS.position_start, { total: total });
+      else if (step.joint === 0) text = fill(WORDS.position_root, { k: step.iteration, total: total });
       else if (step.joint != null) text = fill(WORDS.position_joint, { k: step.iteration, total: total, j: step.joint });
       else text = fill(WORDS.position, { k: step.iteration, total: total });
     }
@@ -242,7 +275,7 @@
     var live = rs.playing ? "off" : "polite";
     if (this.statusEl.getAttribute("aria-live") !== live) this.statusEl.setAttribute("aria-live", live);
     if (text != null && this.statusEl.textContent !== text) this.statusEl.textContent = text;
-    this.el.classList.toggle("is-stale", stale);
+    this.el.classList.toggle("is-stale", stale || (rs.none && s.method === "analytic"));
     this.el.classList.toggle("is-replaying", rs.index != null);
     this.el.setAttribute("data-index", rs.index == null ? "" : String(rs.index));
 
@@ -295,8 +328,24 @@
     }
   };
 
+  // The start pose a figure's solve was given (the stall's, a table row's): a replay
+  // starts there while the target and the bones stay; a drag, another target or a
+  // solve from the default start forgets it.
+  function noteStart(fig, body) {
+    if (fig.replayBuilding) return;
+    var s = fig.state;
+    var was = fig.replayStart;
+    if (s.init) {
+      fig.replayStart = { init: copy(s.init), target: copy(body.target), bones: body.lengths.length };
+    } else if (s.cold || (was && (JSON.stringify(body.target) !== JSON.stringify(was.target) ||
+                                  body.lengths.length !== was.bones))) {
+      fig.replayStart = null;
+    }
+  }
+
   function attach() {
     var figures = window.__ikchainFigures || {};
+    if (API.bodyHooks) API.bodyHooks.push(noteStart);
     document.querySelectorAll(".replay[data-replay-for]").forEach(function (el) {
       var fig = figures[el.getAttribute("data-replay-for")];
       if (!fig) return;
