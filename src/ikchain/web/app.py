@@ -56,6 +56,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from ikchain.caps import CAPS, CONNECTION_LIMITS
 from ikchain.lesson.content import DEFAULT_LANG, LANGS, page_context
 from ikchain.solvers import compile_kernels
+from ikchain.web.processes import end_with_parent
 from ikchain.web.protocol import Heavy, Reply, RequestError, error_reply, respond, warm
 
 logger = logging.getLogger("ikchain.web")
@@ -146,8 +147,6 @@ HEAVY_NICE = 10
 def start_heavy_process(server: int) -> None:
     """Initializer of the heavy-request process: ends with its server (process id
     ``server``), lower priority, one solver thread, kernels ready."""
-    from ikchain.web.serve import end_with_parent
-
     end_with_parent(server)
     with contextlib.suppress(OSError, AttributeError):
         os.nice(HEAVY_NICE)

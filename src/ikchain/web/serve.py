@@ -34,7 +34,6 @@ import json
 import logging
 import multiprocessing
 import os
-import signal
 import socket
 import sys
 import time
@@ -50,6 +49,7 @@ from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIO
 from uvicorn.server import ServerState
 
 from ikchain.caps import CONNECTION_LIMITS
+from ikchain.web.processes import end_with_parent
 
 #: Whether the kernel balances connections over a group of sockets on one port.
 BALANCED = sys.platform.startswith("linux") and hasattr(socket, "SO_REUSEPORT")
@@ -683,16 +683,3 @@ class LessonWebSocket(WebSocketsSansIOProtocol):
             f"ikchain lesson: closed a WebSocket from {_client(self.transport)}: {reason}"
         )
         self.fail(code, reason)
-
-
-def end_with_parent(parent: int) -> None:
-    """Ask Linux for SIGTERM when the parent (process id ``parent``) dies, even by
-    SIGKILL; a no-op elsewhere. A server's helper processes call this first, so that
-    none outlives its server."""
-    import ctypes
-
-    with contextlib.suppress(OSError, AttributeError):
-        set_parent_death_signal = 1  # PR_SET_PDEATHSIG, <sys/prctl.h>
-        ctypes.CDLL(None, use_errno=True).prctl(set_parent_death_signal, signal.SIGTERM)
-    if os.getppid() != parent:  # the parent died before the request took effect
-        os.kill(os.getpid(), signal.SIGTERM)
