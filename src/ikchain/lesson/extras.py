@@ -489,29 +489,24 @@ def coherence_table(name: str, section: Any, text: dict[str, Any], figure: Any) 
 
 def jumps_chart(name: str, section: Any, text: dict[str, Any], figure: Any) -> dict[str, Any]:
     """The chart under Table ⑤d: per frame of the counted lap, the largest joint turn
-    since the frame before (the quantity the table's columns sum up), each method
-    warm and cold."""
+    since the frame before (the quantity the table's columns sum up), for the method
+    the player draws first, warm and cold."""
     d = MOTION_PLAYERS[name]
     lengths = tuple(LENGTHS_BY_BONES[d["bones"]])
     lap = d["frames_per_lap"]
     words, page = text[section.key], text["motion"]
     series = []
+    method = d["show"]  # the chain the player draws first: one method, warm and cold
     for start in motion.STARTS:
         _, tracks = motion.tracked(lengths, d["path"], lap, d["budget"], start)
-        for method in motion.MOTION_METHODS:
-            jumps = motion.last_lap(tracks[method].joint_jumps_deg(), lap)
-            label = fill(
-                words["jumps_series"],
-                method=text["controls"][f"method_{method}"],
-                start=page[f"start_{start}"],
-            )
-            series.append(
-                {
-                    "key": f"{method}-{start}",
-                    "label": label,
-                    "points": [(float(k + 1), float(v)) for k, v in enumerate(jumps)],
-                }
-            )
+        jumps = motion.last_lap(tracks[method].joint_jumps_deg(), lap)
+        series.append(
+            {
+                "key": start,
+                "label": fill(words["jumps_series"], start=page[f"start_{start}"]),
+                "points": [(float(k + 1), float(v)) for k, v in enumerate(jumps)],
+            }
+        )
     chart = plots.error_chart(
         series,
         x_label=words["jumps_x"],

@@ -14,8 +14,8 @@ Figure structure (ids are prefixed with the figure id, e.g. ``fig-s21``)::
         g.axes            two faint axis lines through the root
         circle.reach-outer  r = reach.outer (dashed)
         circle.reach-inner  r = reach.inner (hidden when 0)
-        line.gap            tip -> target (hidden unless frame.gap)
         polyline.bones      root, joints..., tip
+        line.gap            tip -> target (hidden unless frame.gap), over the bones
         g.joints            circle.joint per inner joint (data-index 1..n-1)
         circle.root
         circle.tip
@@ -170,6 +170,16 @@ def svg_from_frame(
             visibility=None if inner > 0 else "hidden",
         ),
         _empty(
+            "polyline",
+            class_="bones",
+            points=_points(joints),
+            fill="none",
+            stroke="#2d3748",
+            stroke_width=s["bone_width"],
+            stroke_linecap="round",
+            stroke_linejoin="round",
+        ),
+        _empty(
             "line",
             class_="gap",
             x1=_num(tip[0]),
@@ -179,17 +189,7 @@ def svg_from_frame(
             stroke="#c53030",
             stroke_width=s["gap_width"],
             stroke_dasharray="0.025 0.015",
-            visibility=None if gap else "hidden",
-        ),
-        _empty(
-            "polyline",
-            class_="bones",
-            points=_points(joints),
-            fill="none",
-            stroke="#2d3748",
-            stroke_width=s["bone_width"],
-            stroke_linecap="round",
-            stroke_linejoin="round",
+            visibility=None if gap else "hidden",  # over the bones: a stall lies along them
         ),
         '<g class="joints">'
         + "".join(

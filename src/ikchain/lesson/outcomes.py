@@ -35,8 +35,9 @@ MAP_CELL = 0.02
 #: The outcomes, in legend order, and their colours.
 OUTCOMES = ("reached", "stuck", "out")
 COLOURS = {"reached": "#2f855a", "stuck": "#dd6b20", "out": "#cbd5e0"}
-#: Pixel size of one panel in the SVG's own units.
+#: Pixel size of one panel in the SVG's own units, and of one legend row.
 PANEL = 300
+LEGEND_ROW = 26
 
 
 @dataclass(frozen=True)
@@ -140,7 +141,7 @@ def svg_from_map(
     (``labels[<outcome>]``), the dashed outer circle, the root and, when given, the
     figure's default target as a ring. ``labels["title"]`` names the picture and
     ``labels["desc"]`` describes it in words."""
-    gap, top, legend = 24, 30, 34
+    gap, top, legend = 24, 30, 12 + LEGEND_ROW * len(OUTCOMES)
     width = 2 * PANEL + gap
     height = top + PANEL + legend
     size = found.codes[OUTCOME_METHODS[0]].shape[0]
@@ -189,15 +190,14 @@ def svg_from_map(
                 f'<circle class="outcome-target" cx="{_n(tx)}" cy="{_n(ty)}" r="6" '
                 'fill="none" stroke="#1a202c" stroke-width="2"/>'
             )
-    x = 0.0
-    y = top + PANEL + 22
-    for name in OUTCOMES:
+    for k, name in enumerate(OUTCOMES):  # one row each: no text width to guess
+        y = top + PANEL + 26 + k * LEGEND_ROW
         out.append(
-            f'<rect x="{_n(x)}" y="{y - 12}" width="14" height="14" fill="{COLOURS[name]}" '
+            f'<rect x="0" y="{y - 14}" width="16" height="16" fill="{COLOURS[name]}" '
             'stroke="#4a5568" stroke-width="0.8"/>'
         )
-        label = labels[name]
-        out.append(f'<text x="{_n(x + 20)}" y="{y}">{escape(label)}</text>')
-        x += 34 + 7.2 * len(label) if label.isascii() else 34 + 14 * len(label)
+        out.append(
+            f'<text class="legend-text" x="24" y="{y}" font-size="17">{escape(labels[name])}</text>'
+        )
     out.append("</svg>")
     return "\n".join(out)
