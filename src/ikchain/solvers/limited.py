@@ -11,7 +11,7 @@ target is in W) or ``D``, its distance to C, which is exact in closed form (the
 nearest point of each arc). Every joint is at its lower bound, at its upper bound,
 or free; each free joint after the first points the rest of the chain along the
 line or against it: at most ``4**n`` arcs, enumerated for up to
-:data:`ARC_BONES` bones.
+:data:`~ikchain.solvers.methods.ARC_BONES` bones.
 
 Two bones: the target is in W when an elbow branch of the law of cosines fits the
 limits (the caller's ``bend`` first), else its distance is ``D``. More bones: a
@@ -21,8 +21,9 @@ changes by at most ``|t - p_k|`` per radian of joint ``k`` (a rotation of the re
 of the chain about joint ``k``), so a box of angles with centre ``c`` and half
 widths ``h`` cannot hold a pose nearer than ``F(c) - Σ M_k h_k``. A centre with
 ``F < D`` proves the target is in W; every box's bound above 0 proves it is not.
-When the box budget (:func:`search_budget`) runs out first, the answer is not
-certified, and the least distance reported is the proven lower bound, 0.
+When the box budget (:func:`~ikchain.solvers.methods.search_budget`) runs out first,
+the answer is not certified, and the least distance reported is the proven lower
+bound, 0.
 
 A joint whose range spans a full turn (``high - low >= 2π``) is free everywhere:
 it has no bound faces. Configurations whose collinear free joints would need a
@@ -37,8 +38,10 @@ import math
 import numba
 import numpy as np
 
+from ikchain.solvers import methods
 from ikchain.solvers.compiled import kernel, norm, renamed, wrap_angle
 from ikchain.solvers.cosines import pose
+from ikchain.solvers.methods import ARC_BONES
 from ikchain.solvers.units import (
     CHUNKS,
     chain_units,
@@ -49,11 +52,6 @@ from ikchain.solvers.units import (
 )
 
 TWO_PI = 2.0 * math.pi
-#: Chains of up to this many bones get the boundary arcs (4**n configurations).
-ARC_BONES = 8
-#: Boxes the branch and bound may evaluate for one target of up to four bones; the
-#: budget doubles with each bone beyond, up to 8x (:func:`search_budget`).
-SEARCH_BUDGET = 4096
 #: What the reach kernels write per target, ``found`` (n + 3): the least distance in
 #: chain units (the chain divided by the power of two at ΣL), whether it is certified,
 #: whether a pose was written, and that pose (n).
@@ -235,11 +233,8 @@ def two_bone(
 # -- the branch and bound over the first n - 2 joints ----------------------------------
 
 
-@kernel()
-def search_budget(n: int) -> int:
-    """Boxes the search may evaluate for an n-bone chain: :data:`SEARCH_BUDGET`, doubled
-    for each bone beyond four (the boxes have one more dimension), at most 8x."""
-    return SEARCH_BUDGET << min(max(0, n - 4), 3)
+#: :func:`ikchain.solvers.methods.search_budget`, compiled (one implementation).
+search_budget = numba.njit(methods.search_budget)
 
 
 @kernel()
@@ -352,7 +347,7 @@ def reach(
     ``nearest`` (n) gets the nearest pose found: exact when certified, the search's
     best otherwise. Returns ``(min_error, certified, posed)``: ``certified`` False
     means the budget ran out and ``min_error`` is a proven lower bound; ``posed``
-    False means no pose was written (a chain beyond :data:`ARC_BONES` bones whose
+    False means no pose was written (a chain beyond ``ARC_BONES`` bones whose
     target lies outside the annulus).
     """
     n = lengths.size

@@ -45,6 +45,7 @@ from ikchain.lesson.frames import (
 )
 from ikchain.result import Result
 from ikchain.solvers import DEFAULT_MAX_ITERATIONS, METHODS, solve
+from ikchain.solvers.methods import reach_work
 
 SOLVE_KEYS = frozenset({"lengths", "target", "method", *OPTION_KEYS})
 FRAME_KEYS = SOLVE_KEYS | {
@@ -405,17 +406,21 @@ def _known_chain(
 
 
 def work_from_request(request: SolveRequest, batch_shape: tuple[int, ...]) -> int:
-    """Units of work of a request: solves × bones × iterations.
+    """Units of work of a request: solves × (bones × iterations + the reach search).
 
     Solves are the broadcast batch of targets and start poses; iterations are the
-    budget (the solver may stop sooner, never later), 1 for the closed form.
+    budget (the solver may stop sooner, never later), 1 for the closed form. A chain
+    with joint limits adds the reach search's worst case for each solve
+    (:func:`ikchain.solvers.methods.reach_work`).
     """
     solves = math.prod(batch_shape)
+    n = request.chain.n_bones
     if request.method == "analytic":
         iterations = 1
     else:
         iterations = max(1, request.options.get("max_iterations", DEFAULT_MAX_ITERATIONS))
-    return solves * request.chain.n_bones * iterations
+    search = reach_work(n) if request.chain.limits is not None else 0
+    return solves * (n * iterations + search)
 
 
 def _check_caps(checked: Checked) -> None:
