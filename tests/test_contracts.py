@@ -188,3 +188,16 @@ def test_wrap_angle_is_half_open_at_minus_pi() -> None:
     values = wrap_angle(np.array([-math.pi, -math.pi + 1e-15, 0.0, 7.0]))
     assert values[0] == math.pi and values[1] == -math.pi + 1e-15
     assert values[3] == pytest.approx(7.0 - 2 * math.pi, abs=1e-15)
+
+
+def test_keep_bend_gives_the_mirrored_run_only_what_is_left_of_the_default_budget() -> None:
+    """A frame that mirrors a solve onto the asked bend runs at most the default budget
+    (200 iterations, README) in all: the mirrored run gets only what the first left.
+    At (1.2, 0.7) with ↺ asked, CCD's first run uses all 200 and ends on ↻."""
+    from ikchain.lesson import frames
+
+    chain = ikchain.Chain([0.8, 0.6])
+    runs = frames.frame_runs(chain, np.array([1.2, 0.7]), "ccd", {"bend": -1})
+    assert len(runs) == 2  # it was mirrored
+    assert int(runs[0].iterations) == 200
+    assert sum(int(run.iterations) for run in runs) <= 200

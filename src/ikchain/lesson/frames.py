@@ -26,7 +26,7 @@ from ikchain.kinematics import condition_from_angles, wrap_angle
 from ikchain.lesson import family4
 from ikchain.lesson.limits import held_joints, limits_view
 from ikchain.result import Result
-from ikchain.solvers import METHODS, OPTIONS, solve
+from ikchain.solvers import DEFAULT_MAX_ITERATIONS, METHODS, OPTIONS, solve
 
 #: Request keys (the CLI's flag names) → :func:`ikchain.solve` options.
 OPTION_KEYS: dict[str, str] = {
@@ -282,7 +282,7 @@ def mirror_run(
     if bend * turn >= -BEND_SLACK or folded or not np.any(target):
         return None
     again = {key: value for key, value in options.items() if key not in ("init", "bend")}
-    budget = int(options.get("max_iterations", 200))
+    budget = int(options.get("max_iterations", DEFAULT_MAX_ITERATIONS))
     again["max_iterations"] = max(0, budget - int(result.iterations))
     return solve(chain, target, method, init=mirror_pose(result.angles, target), **again)
 
