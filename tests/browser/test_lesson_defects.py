@@ -68,7 +68,7 @@ def test_angles_read_within_a_half_turn_after_a_lap(page: Any, server_url: str) 
     open_lesson(page, server_url)
     fig = "fig-s22"  # CCD, warm-started frame after frame: angles accumulate
     before = degrees(angles_of(page, fig))
-    page.locator(f"#{fig}").scroll_into_view_if_needed()
+    page.locator(f"#{fig} svg.ik-figure").scroll_into_view_if_needed()
     box = page.locator(f"#{fig} .target-ring").bounding_box()
     page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
     page.mouse.down()

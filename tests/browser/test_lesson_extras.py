@@ -359,7 +359,8 @@ def move_to(page: Any, fig: str, target: list[float]) -> None:
 
 
 def click_world(page: Any, fig: str, x: float, y: float) -> None:
-    page.locator(f"#{fig}").scroll_into_view_if_needed()
+    # the drawing: a figure with its replay panel inside can be taller than the window
+    page.locator(f"#{fig} svg.ik-figure").scroll_into_view_if_needed()
     sx, sy = screen_from_world(page, f"#{fig}", x, y)
     page.mouse.click(sx, sy)
     wait_idle(page, fig)

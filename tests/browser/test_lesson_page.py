@@ -72,7 +72,7 @@ def screen_from_world(page: Any, fig: str, x: float, y: float) -> tuple[float, f
 
 def drag_ring(page: Any, fig: str, x: float, y: float, steps: int = 25) -> None:
     """Press on the ring, drag it to world (x, y), release."""
-    page.locator(f"#{fig}").scroll_into_view_if_needed()
+    page.locator(f"#{fig} svg.ik-figure").scroll_into_view_if_needed()
     box = page.locator(f"#{fig} .target-ring").bounding_box()
     page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
     page.mouse.down()
@@ -176,7 +176,7 @@ def test_keyboard_moves_the_ring_by_fixed_steps(page: Any, server_url: str) -> N
 
 def test_click_in_figure_moves_ring_there(page: Any, server_url: str) -> None:
     open_lesson(page, server_url)
-    page.locator("#fig-s22").scroll_into_view_if_needed()
+    page.locator("#fig-s22 svg.ik-figure").scroll_into_view_if_needed()
     sx, sy = screen_from_world(page, "fig-s22", -0.6, -0.7)
     page.mouse.click(sx, sy)
     wait_idle(page, "fig-s22")

@@ -224,7 +224,7 @@ def browser_redraw_times(
         )
         for state in states:
             fig = state["figure"]
-            page.locator(f"#{fig}").scroll_into_view_if_needed()
+            page.locator(f"#{fig} svg.ik-figure").scroll_into_view_if_needed()
             page.evaluate("window.__ikchainRedraws.length = 0")
             matrix = page.evaluate(
                 """id => { const m = document.querySelector('#' + id + ' g.world')

@@ -822,7 +822,9 @@
       document.querySelectorAll("tr.is-loaded").forEach(function (t) { t.classList.remove("is-loaded"); });
       tr.classList.add("is-loaded");
       fig.loadRow(row);
-      fig.el.scrollIntoView({ block: "nearest" });
+      // The drawing, not the whole figure: with its replay panel the figure can be
+      // taller than the window, and "nearest" would then show the panel's end.
+      (fig.el.querySelector(".fig-canvas") || fig.el).scrollIntoView({ block: "nearest" });
     }
     var hint = (LABELS.page && LABELS.page.load_row) || "";
     document.querySelectorAll("tr.row-link").forEach(function (tr) {

@@ -275,7 +275,7 @@
     var live = rs.playing ? "off" : "polite";
     if (this.statusEl.getAttribute("aria-live") !== live) this.statusEl.setAttribute("aria-live", live);
     if (text != null && this.statusEl.textContent !== text) this.statusEl.textContent = text;
-    this.el.classList.toggle("is-stale", stale || (rs.none && s.method === "analytic"));
+    this.el.classList.toggle("is-stale", stale || (!!rs.none && s.method === "analytic"));
     this.el.classList.toggle("is-replaying", rs.index != null);
     this.el.setAttribute("data-index", rs.index == null ? "" : String(rs.index));
 
