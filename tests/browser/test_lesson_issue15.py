@@ -156,8 +156,12 @@ def test_the_end_of_a_key_press_keeps_solving(page: Any, server_url: str) -> Non
         page.keyboard.press("ArrowRight")
     for _ in range(5):
         page.keyboard.press("ArrowUp")
+    # the last press's frame first (an earlier one may converge on its way), then the
+    # continuation from it to convergence
     page.wait_for_function(
-        "id => window.__ikchainFigures[id].state.frame.status === 'converged'",
+        "id => { const s = window.__ikchainFigures[id].state; return s.frame &&"
+        " Math.abs(s.frame.target[0] - 1.2) < 1e-9 && Math.abs(s.frame.target[1] - 0.7) < 1e-9"
+        " && s.frame.status === 'converged'; }",
         arg=fig,
         timeout=8_000,
     )

@@ -98,8 +98,9 @@ def _replays_at_caps() -> Iterator[tuple[str, str, dict[str, Any]]]:
                 iterations = replay.MAX_REPLAY_ITERATIONS
                 steps = replay.steps_of(bones, iterations, method, joint_steps)
                 if steps > replay.MAX_REPLAY_STEPS:  # the most iterations within the steps
-                    per = replay.steps_of(bones, 1, method, joint_steps) - 1
-                    iterations = (replay.MAX_REPLAY_STEPS - 1) // per
+                    base = replay.steps_of(bones, 0, method, joint_steps)
+                    per = replay.steps_of(bones, 1, method, joint_steps) - base
+                    iterations = (replay.MAX_REPLAY_STEPS - base) // per
                     steps = replay.steps_of(bones, iterations, method, joint_steps)
                 if replay.reply_bytes_bound(bones, steps) > CAPS["max_reply_bytes"]:
                     continue  # refused before any work
