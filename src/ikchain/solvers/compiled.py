@@ -148,7 +148,8 @@ def kernel(
         # no writable folder anywhere: numba's NullCache stays, compiled in memory
         with contextlib.suppress(RuntimeError, OSError):
             dispatcher._cache = _KernelCache(function)  # type: ignore[attr-defined]
-        dispatcher.compile = _at_opt_level(dispatcher.compile)  # type: ignore[method-assign]
+        if hasattr(dispatcher, "compile"):  # NUMBA_DISABLE_JIT=1: the plain function
+            dispatcher.compile = _at_opt_level(dispatcher.compile)  # type: ignore[method-assign]
         dispatcher._ikchain_signature = signature  # type: ignore[attr-defined]
         KERNELS.append(dispatcher)
         return dispatcher
@@ -171,7 +172,7 @@ def compile_all(progress: Callable[[int, int, str], None] | None = None) -> None
     ``progress(done, total, name)`` is called before each kernel and once at the end
     (``done == total``), so a caller can say what is happening while numba compiles.
     """
-    signed = [d for d in KERNELS if d._ikchain_signature is not None]
+    signed = [d for d in KERNELS if d._ikchain_signature is not None and hasattr(d, "compile")]
     for done, dispatcher in enumerate(signed):
         if progress is not None:
             progress(done, len(signed), dispatcher.__name__)
