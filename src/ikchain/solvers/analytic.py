@@ -31,6 +31,10 @@ from ikchain.solvers.units import (
     within_floats,
 )
 
+#: Scratch floats per target: the closed form's six numbers, then (limited) the unit
+#: lengths, the nearest pose, the two-bone search's six, and two int64 digits.
+SCRATCH = 18
+
 
 @kernel()
 def solve_target(
@@ -121,8 +125,8 @@ def solve_one(
     l1, l2, e, up, down = chain_scale(data, outer)
     out[2] = 0.0
     out[3] = 0.0
-    scratch = np.empty(16)
-    digits = np.empty(2, dtype=np.int64)
+    scratch = np.empty(SCRATCH)
+    digits = scratch[SCRATCH - 2 :].view(np.int64)  # one allocation, as without limits
     result = solve_target(
         l1, l2, outer, inner, e, up, down, bend, limited, data, tx, ty, scratch, digits
     )
@@ -159,8 +163,8 @@ def solve_batch(
     count = targets.shape[0]
     chunks = min(count, CHUNKS)
     for chunk in numba.prange(chunks):
-        scratch = np.empty(16)
-        digits = np.empty(2, dtype=np.int64)
+        scratch = np.empty(SCRATCH)
+        digits = scratch[SCRATCH - 2 :].view(np.int64)
         for b in range(chunk * count // chunks, (chunk + 1) * count // chunks):
             result = solve_target(
                 l1,
