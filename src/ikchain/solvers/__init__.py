@@ -190,10 +190,9 @@ def solve(
         rest,
         rest_weight,
     )
-    if given.count(None) != len(given):  # some option given (the common call has none)
-        for i in _REFUSED[method]:  # the options this method does not take (OPTIONS)
-            if given[i] is not None:
-                _refuse_options(method, allowed, given)
+    for i in _REFUSED[method]:  # the options this method does not take (from OPTIONS)
+        if given[i] is not None:
+            _refuse_options(method, allowed, given)
     if init is not None and bend is not None:
         raise ValueError("bend: chooses the default start pose; expected init or bend, got both")
     point = _plain_point(target)
