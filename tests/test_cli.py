@@ -412,3 +412,15 @@ def test_compile_progress_says_what_compiles_and_when_it_is_done():
     line = format_compile_progress(2, 8, "solve_one", 12.4)
     assert "2/8" in line and "solve_one" in line and "12 s" in line
     assert "ready (8 kernels, 31 s)" in format_compile_progress(8, 8, "", 31.2)
+
+
+def test_lesson_help_states_every_connection_limit(capsys):
+    """`ikchain lesson --help` lists each connection limit with its value (the README's
+    server section states the same table; tests/test_connections.py holds it equal)."""
+    from ikchain.caps import CONNECTION_LIMITS
+
+    with pytest.raises(SystemExit):
+        main(["lesson", "--help"])
+    out = capsys.readouterr().out
+    for name, value in CONNECTION_LIMITS.items():
+        assert f"{name} = {value:,}" in out

@@ -79,7 +79,12 @@ def build_parser() -> argparse.ArgumentParser:
     tables_parser.add_argument("--format", choices=("text", "json", "csv"), default="text")
     tables_parser.add_argument("--lang", choices=LANG_CHOICES, default="zh")
 
-    lesson_parser = commands.add_parser("lesson", help="serve the interactive lesson")
+    lesson_parser = commands.add_parser(
+        "lesson",
+        help="serve the interactive lesson",
+        epilog=format_connection_limits(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     lesson_parser.add_argument("--host", default="127.0.0.1", help="address to bind")
     lesson_parser.add_argument(
         "--port",
@@ -170,6 +175,17 @@ def _bind(host: str, port: int, count: int) -> list[socket.socket]:
                 "(stop the other server, or choose one with --port, 0 for any)"
             ) from None
         raise ValueError(f"--host: cannot bind {host}:{port} ({error.strerror})") from None
+
+
+def format_connection_limits() -> str:
+    """The server's connection limits and timeouts, for ``ikchain lesson --help``."""
+    from ikchain.caps import CONNECTION_LIMITS
+
+    rows = [f"  {name} = {value:,}" for name, value in CONNECTION_LIMITS.items()]
+    return (
+        "connection limits (per server process; the README's server section says what "
+        "each one does):\n" + "\n".join(rows)
+    )
 
 
 def format_compile_progress(done: int, total: int, name: str, seconds: float) -> str:
