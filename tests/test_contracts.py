@@ -201,3 +201,19 @@ def test_keep_bend_gives_the_mirrored_run_only_what_is_left_of_the_default_budge
     assert len(runs) == 2  # it was mirrored
     assert int(runs[0].iterations) == 200
     assert sum(int(run.iterations) for run in runs) <= 200
+
+
+@pytest.mark.parametrize("bones", [3, 7])
+def test_a_pose_within_the_tolerance_never_hides_a_proven_gap(bones) -> None:
+    """A target 5e-10 m beyond ΣL, solved to a loose tolerance (1e-6): the pose meets
+    the tolerance, yet no pose reaches the target, so min_error stays the gap and
+    reachable False, as for the same chain without limits (full-turn limits; at 7
+    bones, beyond the boundary arcs, the gap is the only bound there is)."""
+    lengths = [0.3] * bones
+    target = [0.3 * bones + 5e-10, 0.0]
+    free = ikchain.solve(ikchain.Chain(lengths), target, tolerance=1e-6)
+    chain = ikchain.Chain(lengths, limits=[[-math.pi, math.pi]] * bones)
+    result = ikchain.solve(chain, target, tolerance=1e-6)
+    assert result.converged
+    assert not result.reachable
+    assert result.min_error == free.min_error > 0.0

@@ -313,8 +313,9 @@ def solve_target(
         work,
         trace,
     )
-    if error <= unit_tol and not certified:  # the pose itself shows the target in reach
-        min_error = 0.0
+    if error <= unit_tol and not certified and min_error == 0.0:
+        # the pose itself shows the target within the tolerance of the reach; a positive
+        # lower bound (outside the annulus) stays what it is: proven, not beaten
         certified = True
     final = joints[0]
     for i in range(n + 1):
