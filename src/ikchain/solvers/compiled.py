@@ -200,6 +200,18 @@ def norm(x: float, y: float) -> float:
 
 
 @kernel()
+def copy_into(source: np.ndarray, into: np.ndarray, at: int) -> None:
+    """``into[at : at + source.size] = source``, one element at a time.
+
+    A slice assignment between arrays compiles numba's shape-mismatch error path (its
+    message formatting: about 1-2.5 s of compile per array type), which a copy whose
+    sizes the caller owns never needs.
+    """
+    for i in range(source.size):
+        into[at + i] = source[i]
+
+
+@kernel()
 def joints_into(lengths: np.ndarray, angles: np.ndarray, joints: np.ndarray) -> None:
     """Joints (n + 1, 2) of relative ``angles``, root to tip, bone after bone."""
     n = lengths.size

@@ -39,7 +39,7 @@ import numba
 import numpy as np
 
 from ikchain.solvers import methods
-from ikchain.solvers.compiled import kernel, norm, renamed, wrap_angle
+from ikchain.solvers.compiled import copy_into, kernel, norm, renamed, wrap_angle
 from ikchain.solvers.cosines import pose
 from ikchain.solvers.methods import ARC_BONES
 from ikchain.solvers.units import (
@@ -391,8 +391,8 @@ def reach(
         lengths, lows, highs, tx, ty, bend, centres[0], halves[0], parts[0], digits, scratch, tail
     )
     best = value
-    found[:d] = centres[0]
-    found[d:] = tail
+    copy_into(centres[0], found, 0)
+    copy_into(tail, found, d)
     size = 0
     pruned = math.inf  # least lower bound of a discarded box
     lower = value - parts[0].sum()
@@ -407,8 +407,8 @@ def reach(
         for side in (-0.5, 0.5):
             child = boxes
             boxes += 1
-            centres[child] = centres[box]
-            halves[child] = halves[box]
+            copy_into(centres[box], centres[child], 0)
+            copy_into(halves[box], halves[child], 0)
             halves[child, axis] *= 0.5
             centres[child, axis] += side * halves[box, axis]
             value = _evaluate(
@@ -427,23 +427,23 @@ def reach(
             )
             if value < best:
                 best = value
-                found[:d] = centres[child]
-                found[d:] = tail
+                copy_into(centres[child], found, 0)
+                copy_into(tail, found, d)
             lower = value - parts[child].sum()
             if lower > 0.0:
                 pruned = min(pruned, lower)
             else:
                 size = _push(keys, ids, size, lower, child)
     if best < arc - _MARGIN or (arc == math.inf and best <= tolerance):
-        nearest[:] = found  # a pose nearer than every boundary arc: inside the reach
+        copy_into(found, nearest, 0)  # a pose nearer than every boundary arc: inside the reach
         return 0.0, True, True
     if size == 0:  # every box is farther than 0: outside
         if arc < math.inf:
             return arc, True, True
-        nearest[:] = found
+        copy_into(found, nearest, 0)
         return max(gap, pruned), False, True
     if arc == math.inf:
-        nearest[:] = found
+        copy_into(found, nearest, 0)
     return 0.0, False, True
 
 

@@ -35,7 +35,7 @@ import numba
 import numpy as np
 
 from ikchain.solvers import ccd, dls, fabrik
-from ikchain.solvers.compiled import joints_into, kernel, norm, renamed
+from ikchain.solvers.compiled import copy_into, joints_into, kernel, norm, renamed
 from ikchain.solvers.limited import FOUND_CERTIFIED, FOUND_MIN_ERROR, FOUND_POSE, FOUND_POSED
 from ikchain.solvers.methods import CODE, START_BEND
 from ikchain.solvers.units import (
@@ -126,7 +126,7 @@ def iterate(
     room = trace.shape[0]
     if room > 0:
         trace[0, 0] = error
-        trace[0, 1:] = angles[0]
+        copy_into(angles[0], trace[0], 1)
     iterations = 0
     moved = True
     while True:
@@ -142,7 +142,7 @@ def iterate(
             and iterations < max_iterations
             and (min_error > 0.0 or not moved or iterations + 1 >= max_iterations)
         ):
-            after[:] = work[SEED_ROW]
+            copy_into(work[SEED_ROW], after, 0)
             joints_into(lengths, after, joints[following])
             seed_error = math.inf  # once
         elif not moved:
@@ -203,10 +203,11 @@ def iterate(
         error = norm(joints[current, n, 0] - tx, joints[current, n, 1] - ty)
         if iterations < room:
             trace[iterations, 0] = error
-            trace[iterations, 1:] = angles[current]
+            copy_into(angles[current], trace[iterations], 1)
     if current != 0:
-        angles[0, :] = angles[current]
-        joints[0, :, :] = joints[current]
+        copy_into(angles[current], angles[0], 0)
+        for i in range(n + 1):
+            copy_into(joints[current, i], joints[0, i], 0)
     return error, iterations, code
 
 
@@ -288,7 +289,7 @@ def solve_target(
         min_error = found[FOUND_MIN_ERROR]
         certified = found[FOUND_CERTIFIED] != 0.0
         seed = work[SEED_ROW]
-        seed[:] = found[FOUND_POSE:]
+        copy_into(found[FOUND_POSE:], seed, 0)
         if method == DLS and found[FOUND_POSED] != 0.0:
             joints_into(unit_lengths, seed, joints[1])  # row 1 is free until the first step
             seed_error = norm(joints[1, n, 0] - ux, joints[1, n, 1] - uy)
@@ -404,7 +405,7 @@ def solve_one(
     unit, angles, joints, work = workspace(n)
     e, up, down = chain_units(lengths, outer, unit)
     if pull > 0.0:
-        work[REST_ROW, :] = rest
+        copy_into(rest, work[REST_ROW], 0)
     if not start_pose(has_start, buffer, bend, limited, lows, highs, angles[0]):
         return 0.0, 0.0, False, 0, OUTSIDE_LIMITS, True
     result = solve_target(
@@ -491,7 +492,7 @@ def _solve_many(
         unit, angles, joints, work = workspace(n)
         e, up, down = chain_units(lengths, outer, unit)
         if pull > 0.0:
-            work[REST_ROW, :] = rest
+            copy_into(rest, work[REST_ROW], 0)
         no_trace = np.empty((0, n + 1))
         none_found = np.empty(0)
         for b in range(chunk * count // chunks, (chunk + 1) * count // chunks):
@@ -524,8 +525,9 @@ def _solve_many(
                 rows,
             )
             error[b], min_error[b], reachable[b], iterations[b], codes[b], certified[b] = result
-            angles_out[b, :] = angles[0]
-            joints_out[b, :, :] = joints[0]
+            copy_into(angles[0], angles_out[b], 0)
+            for i in range(n + 1):
+                copy_into(joints[0, i], joints_out[b, i], 0)
             if recording:
                 rows[iterations[b] + 1 :, :] = np.nan
 
