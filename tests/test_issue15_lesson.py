@@ -91,10 +91,10 @@ def test_outcome_map_is_the_librarys_status_and_reach_from_the_figures_start():
     """Each square's class is what the figure's "Solve from the start pose" gives there
     (the figure's budget, tolerance and start), and the map holds the contrast the
     text draws: squares CCD gets stuck on that DLS reaches."""
-    from ikchain.lesson import extras, limits
+    from ikchain.lesson import limits, limits_page
     from ikchain.lesson.content import SECTIONS, figure_defaults, page_context
 
-    found = extras.outcome_map_25()
+    found = limits_page.outcome_map_25()
     s25 = next(s for s in page_context("en")["sections"] if s["key"] == "s25")
     figure = next(b["figure"] for b in s25["blocks"] if b["kind"] == "figure")
     defaults = figure_defaults(next(s for s in SECTIONS if s.key == "s25"))
@@ -133,8 +133,8 @@ def test_outcome_map_is_the_librarys_status_and_reach_from_the_figures_start():
         assert str(found.iterations) in chart["caption"]
         assert chart["svg"].count('class="outcome-stuck"') >= 1
     # Table ⑤a no longer rests a claim on the knife-edge target
-    assert (1.0, -0.4) not in extras.LIMIT_TARGETS
-    assert defaults["iterations"] == extras.LIMIT_ITERATIONS
+    assert (1.0, -0.4) not in limits_page.LIMIT_TARGETS
+    assert defaults["iterations"] == limits_page.LIMIT_ITERATIONS
 
 
 # ------------------------------------------------------------ 6: the stall, drawn whole
@@ -261,10 +261,10 @@ def test_table_2b_rows_beyond_the_cap_are_said_in_the_text():
 
 
 def test_rest_pull_budget_is_said_against_the_figures():
-    from ikchain.lesson import extras
+    from ikchain.lesson import rest
     from ikchain.lesson.content import load_text
 
-    weak = extras.rest_facts()["weak_sweeps"]
+    weak = rest.rest_facts()["weak_sweeps"]
     assert weak > 64  # the figure's budget is too small for it: the text must say so
     for lang in ("en", "zh"):
         said = " ".join(load_text(lang)["s25"]["rest"])

@@ -18,7 +18,7 @@ import pytest
 from starlette.testclient import TestClient
 
 import ikchain
-from ikchain.lesson import extras, limits, motion, replay
+from ikchain.lesson import limits, limits_page, motion, replay, rest
 from ikchain.web.app import build_app
 from ikchain.web.protocol import frame_reply
 
@@ -431,7 +431,7 @@ def test_limits_table_matches_its_claims():
     class S25:
         key = "s25"
 
-    table = extras.limits_table("", S25, text, None)["table"]
+    table = limits_page.limits_table("", S25, text, None)["table"]
     assert table["caption"].startswith("Table ⑤a")
     # which method gets stuck where is the outcome map's claim (test_issue15_lesson)
     for _target, free, inside, held, ccd_error, _dls_error in table["values"]:
@@ -449,10 +449,10 @@ def test_coherence_table_cold_starts_jump_warm_ones_do_not():
     class S25:
         key = "s25"
 
-    table = extras.coherence_table("coherence", S25, load_text("zh"), None)["table"]
+    table = motion.coherence_table("coherence", S25, load_text("zh"), None)["table"]
     rows = {(m, start): (jump, big) for m, start, jump, big, _ in table["values"]}
     for method in motion.MOTION_METHODS:
-        assert rows[(method, "warm")][1] == 0 and rows[(method, "warm")][0] < extras.JUMP_DEGREES
+        assert rows[(method, "warm")][1] == 0 and rows[(method, "warm")][0] < motion.JUMP_DEGREES
         assert rows[(method, "cold")][1] >= 1
 
 
@@ -503,7 +503,7 @@ def test_replay_and_motion_replies_stay_within_their_bound_and_the_cap(lengths):
 
 # ------------------------------------------------------------- 2.5: preferred pose
 
-REST3 = np.radians(extras.REST_POSES_DEG[3])
+REST3 = np.radians(rest.REST_POSES_DEG[3])
 
 
 def test_frame_with_a_rest_pose_reaches_the_target_nearer_the_rest_pose():
@@ -544,15 +544,15 @@ def test_rest_table_matches_its_claims():
         key = "s25"
 
     text = load_text("en")
-    table = extras.rest_table("", S25, text, None)["table"]
+    table = rest.rest_table("", S25, text, None)["table"]
     # the caption names the rest pose the table used
-    assert ", ".join(f"{a:g}°" for a in extras.REST_POSES_DEG[3]) in table["caption"]
+    assert ", ".join(f"{a:g}°" for a in rest.REST_POSES_DEG[3]) in table["caption"]
     by_target: dict = {}
     for target, weight, angles, gap, error, iterations in table["values"]:
         assert error <= 1e-9  # the pull never costs the target
         by_target.setdefault(tuple(target), {})[weight] = (np.array(angles), gap, iterations)
     for rows in by_target.values():
-        none, weak, strong = (rows[w] for w in extras.REST_WEIGHTS)
+        none, weak, strong = (rows[w] for w in rest.REST_WEIGHTS)
         assert weak[1] <= none[1] + 1e-9 and strong[1] <= none[1] + 1e-9
         assert abs(weak[1] - strong[1]) < 0.5  # same pose, whatever the weight
         assert strong[2] < weak[2]  # the stronger pull gets there in fewer iterations

@@ -19,7 +19,7 @@ from starlette.testclient import TestClient
 
 import ikchain
 from ikchain.formatting import format_number
-from ikchain.lesson import extras, limits
+from ikchain.lesson import limits, limits_page
 from ikchain.lesson.content import SECTIONS, load_text
 from ikchain.lesson.tables import LENGTHS_BY_BONES
 from ikchain.web.app import build_app
@@ -202,7 +202,7 @@ def test_server_rendered_readings_of_the_default_state(client):
 
 def test_reach_table_targets_are_outside_the_limited_set_inside_the_circle():
     chain = arm(3)
-    targets = np.array(extras.REACH_TARGETS)
+    targets = np.array(limits_page.REACH_TARGETS)
     found = ikchain.solve(chain, targets, method="ccd", max_iterations=0)
     assert np.all(np.hypot(*targets.T) < chain.total_length)
     assert np.all(np.asarray(found.min_error) > 0.05) and np.all(found.certified)
@@ -211,12 +211,12 @@ def test_reach_table_targets_are_outside_the_limited_set_inside_the_circle():
 def test_reach_table_reproduces_from_fresh_solves():
     chain = arm(3)
     text = load_text("en")
-    table = extras.reach_table("", S25, text, None)["table"]
+    table = limits_page.reach_table("", S25, text, None)["table"]
     assert table["id"] == "table-limits-reach" and table["caption"].startswith("Table ⑤b")
-    assert len(table["rows"]) == len(extras.REACH_TARGETS)
+    assert len(table["rows"]) == len(limits_page.REACH_TARGETS)
     farther = {"ccd": False, "fabrik": False}
     for row, values, target in zip(
-        table["rows"], table["values"], extras.REACH_TARGETS, strict=True
+        table["rows"], table["values"], limits_page.REACH_TARGETS, strict=True
     ):
         least = ikchain.solve(chain, target, method="ccd", max_iterations=0)
         solved = {m: ikchain.solve(chain, target, method=m) for m in ("ccd", "fabrik", "dls")}
@@ -244,7 +244,7 @@ def test_cli_prints_table_5b(capsys):
     assert main(["tables", "--section", "2.5", "--lang", "en"]) in (0, None)
     out = capsys.readouterr().out
     assert "table-limits-reach: Table ⑤b" in out and "table-limits: Table ⑤a" in out
-    rows = extras.reach_table("", S25, load_text("en"), None)["table"]["rows"]
+    rows = limits_page.reach_table("", S25, load_text("en"), None)["table"]["rows"]
     for row in rows:
         assert all(cell in out for cell in row)
 

@@ -13,7 +13,7 @@ from starlette.testclient import TestClient
 
 from ikchain.cli import main
 from ikchain.lesson import tables
-from ikchain.lesson.content import load_text, placeholder_values
+from ikchain.lesson.words import load_text, placeholder_values
 from ikchain.web.app import build_app
 
 T = tables.compute_tables()

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from ikchain.lesson import extras
+from ikchain.lesson import limits_page
 from ikchain.lesson.content import load_text
 
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "artifacts" / "screenshots"
@@ -539,7 +539,7 @@ def test_sections_25_26_desktop_screenshots(page: Any, server_url: str, lang: st
 def test_section_25_without_scripts(page_no_js: Any, server_url: str) -> None:
     page_no_js.goto(f"{server_url}/?lang=en")
     assert page_no_js.locator("#fig-s25 .limit-arc").count() == 3
-    assert page_no_js.locator("#table-limits tbody tr").count() == len(extras.LIMIT_TARGETS)
+    assert page_no_js.locator("#table-limits tbody tr").count() == len(limits_page.LIMIT_TARGETS)
     assert page_no_js.locator("#table-limits-reach tbody tr").count() == 5
     words = load_text("en")["readings"]
     assert (

@@ -7,20 +7,17 @@ the page template needs, for one language.
 
 from __future__ import annotations
 
-import copy
 import functools
 import json
-import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from importlib import resources
 from typing import Any
 
 import numpy as np
 
 from ikchain.caps import CAPS
 from ikchain.chain import Chain
-from ikchain.formatting import format_number, format_point
-from ikchain.lesson import extras, figures
+from ikchain.lesson import figures, limits_page, motion, replay, rest
 from ikchain.lesson.frames import (
     FRAME_ITERATIONS,
     METHOD_TAKES,
@@ -28,33 +25,38 @@ from ikchain.lesson.frames import (
     SolveRequest,
     frame_from_request,
 )
+from ikchain.lesson.labels import TABLE_NUMBERS, table_name, table_words
 from ikchain.lesson.tables import (
+    LENGTH_RANGE,
     LENGTHS_BY_BONES,
-    LESSON_SIZE,
     SECTION_TABLES,
     STALL_TARGET,
-    SWEEPS_2B,
-    SWEEPS_SHORT,
-    SWEEPS_T3,
-    T3_TOLERANCE,
     TOLERANCE,
     compute_tables,
     format_table,
-    lesson_chain,
     table_facts,
 )
+from ikchain.lesson.words import DEFAULT_LANG, LANGS, load_text
 from ikchain.solvers import METHODS
-from ikchain.solvers.methods import DEFAULT_MAX_ITERATIONS, DEFAULT_TOLERANCE
 
-LANGS = ("zh", "en")
-DEFAULT_LANG = "zh"
+__all__ = [
+    "BLOCK_KINDS",
+    "DEFAULT_LANG",
+    "LANGS",
+    "SECTIONS",
+    "TABLE_NUMBERS",
+    "figure_defaults",
+    "load_text",
+    "page_context",
+    "script_json",
+    "table_view",
+    "tables_for_section",
+]
 
 #: Controls every figure's strip shows, in order.
 COMMON_CONTROLS = ("method", "bones", "damping", "iterations", "bend")
 #: Smoothing factor offered in 2.4 (fraction of the way to the pointer per frame).
 SMOOTHING = 0.25
-#: Bone lengths a reader may type into 2.4's figure (m): the chain stays inside the view.
-LENGTH_RANGE = (0.1, 0.9)
 
 
 @dataclass(frozen=True)
@@ -197,134 +199,7 @@ SECTIONS: tuple[Section, ...] = (
 )
 
 
-# -- Text -------------------------------------------------------------------------
-
-
-@functools.cache
-def _raw_text(lang: str) -> dict[str, Any]:
-    if lang not in LANGS:
-        raise ValueError(f"lang: expected one of {', '.join(LANGS)}, got {lang!r}")
-    source = resources.files("ikchain.lesson") / "text" / f"{lang}.toml"
-    return tomllib.loads(source.read_text(encoding="utf-8"))
-
-
-def placeholder_values() -> dict[str, str]:
-    """Every ``{name}`` of the page text, formatted from the chain and the tables."""
-    chain = lesson_chain(2)
-    facts = table_facts()
-    count = lambda value: "—" if value is None else str(value)  # noqa: E731
-    return {
-        "L1": format_number(chain.lengths[0], 1),
-        "L2": format_number(chain.lengths[1], 1),
-        "sum_L": format_number(chain.total_length, 1),
-        "inner": format_number(chain.inner_radius, 1),
-        "tol": f"{TOLERANCE:.0e}".replace("e-0", "e-"),
-        "sweeps_2b": str(SWEEPS_2B),
-        "sweeps_t3": str(SWEEPS_T3),
-        "sweeps_short": str(SWEEPS_SHORT),
-        "stall_target": f"({STALL_TARGET[0]:.1f}, {STALL_TARGET[1]:g})",
-        "stall_error": format_number(facts["stall_error"], 4),
-        "ccd_sweeps_mid": count(facts["ccd_sweeps_mid"]),
-        "ccd_sweeps_edge": count(facts["ccd_sweeps_edge"]),
-        "fabrik_sweeps_edge": count(facts["fabrik_sweeps_edge"]),
-        "dls_sweeps_edge": count(facts["dls_sweeps_edge"]),
-        "cond_mid": format_number(facts["cond_mid"], 1),
-        "cond_edge": format_number(facts["cond_edge"], 1),
-        "c_short_error": f"{facts['c_short_error']:.1e}",
-        "ab_joint1_gap": format_number(facts["ab_joint1_gap"], 3),
-        "ac_joint1_gap": format_number(facts["ac_joint1_gap"], 3),
-        "far_d": format_number(facts["far_d"], 2),
-        "far_error": format_number(facts["far_error"], 2),
-        "iter_max": str(CAPS["max_iterations"]),
-        "len_min": format_number(LENGTH_RANGE[0], 2),
-        "len_max": format_number(LENGTH_RANGE[1], 2),
-        **{f"worked_{key}": value for key, value in facts["worked"].items()},
-        "growth": "—" if facts["growth"] is None else format_number(facts["growth"], 1),
-        "growth_from": format_number(facts["growth_from"], 3),
-        "growth_to": format_number(facts["growth_to"], 3),
-        "growth_span": format_number(100 * (facts["growth_to"] - facts["growth_from"]), 1),
-        "growth_sweeps_from": count(facts["growth_sweeps_from"]),
-        "a_short_error": f"{facts['a_short_error']:.1e}",
-        "b_short_error": f"{facts['b_short_error']:.1e}",
-        # issue 9's extras (text blocks [replay] …)
-        "max_replay": str(extras.replay.MAX_REPLAY_ITERATIONS),
-        "max_replay_steps": str(extras.replay.MAX_REPLAY_STEPS),
-        # 2.5: the finest cell of the shaded set (mm), the default budget of Table ⑤b
-        "reach_cell": format_number(extras.limits.CELL * 1000, 0),
-        "default_iterations": str(DEFAULT_MAX_ITERATIONS),
-        "default_tol": f"{DEFAULT_TOLERANCE:.0e}".replace("e-0", "e-"),
-        # 2.5's outcome map and Table ⑤a: the figure's budget, the map's cell (cm)
-        "frame_iterations": str(FRAME_ITERATIONS),
-        "outcome_cell": format_number(extras.outcomes.MAP_CELL * 100, 0),
-        # 2.2's stall drawn, Table ②b's row beyond the request cap (issue 15)
-        "stall_tip": format_point(facts["stall_tip"], 1, LESSON_SIZE),
-        **capped_values(facts["capped"]),
-        # Table ③'s tolerance and the sweeps each row took
-        "t3_tol": f"{T3_TOLERANCE:.0e}".replace("e-0", "e-"),
-        **{f"t3_sweeps_{k}": str(n) for k, n in zip("abc", facts["t3_sweeps"], strict=True)},
-        # 2.5: Table ⑤c's budget and the weak pull's iterations; the jump threshold
-        "rest_iterations": str(extras.REST_ITERATIONS),
-        "rest_weak_sweeps": str(extras.rest_facts()["weak_sweeps"]),
-        "jump_degrees": format_number(extras.JUMP_DEGREES, 0),
-    }
-
-
-def capped_values(capped: list[dict[str, Any]]) -> dict[str, str]:
-    """Table ②b's row that needs more sweeps than a request may ask for, as the text
-    cites it (the text speaks of one row; a test checks there is exactly one)."""
-    row = capped[0]
-    return {
-        "capped_ratio": format_number(row["ratio"], 3),
-        "capped_sweeps": str(row["sweeps"]),
-        "capped_error": format_number(row["error"], 6),
-    }
-
-
-def _fill(value: Any, values: dict[str, str]) -> Any:
-    if isinstance(value, str):
-        return value.format_map(values)
-    if isinstance(value, list):
-        return [_fill(item, values) for item in value]
-    if isinstance(value, dict):
-        return {key: _fill(item, values) for key, item in value.items()}
-    return value
-
-
-@functools.cache
-def _text(lang: str) -> dict[str, Any]:
-    raw = {key: value for key, value in _raw_text(lang).items() if key != "placeholders"}
-    return _fill(raw, placeholder_values())
-
-
-def load_text(lang: str) -> dict[str, Any]:
-    """The page text of ``lang`` with every placeholder filled (a fresh copy)."""
-    return copy.deepcopy(_text(lang))
-
-
-def table_words(text: dict[str, Any]) -> dict[str, str]:
-    """Words that table cells use: yes/no and the status names."""
-    return {"yes": text["readings"]["yes"], "no": text["readings"]["no"], **text["status"]}
-
-
 # -- Tables, figures, chart ---------------------------------------------------------------
-
-
-#: The tables' numbers, as the text cites them (the source's ①–④; 2.2's side tables a–c).
-TABLE_NUMBERS: dict[str, str] = {
-    "table-1": "①",
-    "table-2": "②",
-    "table-2-damping": "②a",
-    "table-2b": "②b",
-    "table-2-stall": "②c",
-    "table-2-stall-starts": "②d",
-    "table-3": "③",
-    "table-4": "④",
-}
-
-
-def table_name(table_id: str, text: dict[str, Any]) -> str:
-    """ "Table ②b" / "表②b": how the text and the caption name a table."""
-    return text["page"]["table_name"].replace("%number%", TABLE_NUMBERS[table_id])
 
 
 def table_view(table_id: str, text: dict[str, Any]) -> dict[str, Any]:
@@ -350,10 +225,10 @@ def tables_for_section(number: str, lang: str) -> list[dict[str, Any]]:
     text = load_text(lang)
     tables = [table_view(table_id, text) for table_id in SECTION_TABLES.get(number, ())]
     section = next(section for section in SECTIONS if section.number == number)
-    tables += [  # issue 9's tables of 2.5 and 2.6
-        extras.BLOCKS[kind](name, section, text, None)["table"]
+    tables += [  # the tables of 2.5 and 2.6, built by their own modules
+        BLOCKS[kind](name, section, text, None)["table"]
         for kind, name in section.blocks
-        if kind in extras.TABLE_BLOCKS
+        if kind in TABLE_BLOCKS
     ]
     return tables
 
@@ -407,7 +282,7 @@ def default_frame(section: Section) -> dict[str, Any]:
             "damping": defaults["damping"],
         }
     target = np.asarray(defaults["target"], dtype=np.float64)
-    chain = Chain(defaults["lengths"], extras.limits_for(section.key, section.bones))  # 2.5
+    chain = Chain(defaults["lengths"], limits_page.limits_for(section.key, section.bones))  # 2.5
     request = SolveRequest(chain, target, section.method, options)
     return frame_from_request(FrameRequest(request, None, None, None, None))
 
@@ -435,12 +310,47 @@ def figure_view(section: Section, text: dict[str, Any]) -> dict[str, Any]:
     }
     title = text[section.key]["heading"]
     svg = figures.svg_from_frame(frame, figure_id=figure["id"], title=title)
-    limits = extras.limits_options(section.key)  # 2.5: joint limits, drawn under the chain
+    limits = limits_page.limits_options(section.key)  # 2.5: joint limits, drawn under the chain
     if limits is not None:
         figure["options"]["limits"] = limits
-        figure["options"]["rest"] = extras.rest_options(section.key)
-        svg = extras.decorate_figure_svg(svg, section.key, frame, section.bones, figure["id"])
+        figure["options"]["rest"] = rest.rest_options(section.key)
+        svg = limits_page.decorate_figure_svg(svg, section.key, frame, section.bones, figure["id"])
     return {**figure, "svg": svg}
+
+
+# -- Blocks beyond text, figure and the source's tables --------------------------------
+
+#: A block builder: (the block's name, the section, the page text, the section's
+#: figure) → the block for the template.
+BlockBuilder = Callable[[str, Any, dict[str, Any], Any], dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class BlockKind:
+    """A block kind a section may list: who builds it, and whether it is a table
+    (``ikchain tables`` prints those too)."""
+
+    kind: str
+    build: BlockBuilder
+    table: bool = False
+
+
+#: Every such block kind, declared once; :data:`BLOCKS` and :data:`TABLE_BLOCKS` are
+#: read off this list.
+BLOCK_KINDS: tuple[BlockKind, ...] = (
+    BlockKind("replay", replay.replay_block),
+    BlockKind("motion", motion.motion_block),
+    BlockKind("motion-table", motion.motion_table, table=True),
+    BlockKind("coherence-table", motion.coherence_table, table=True),
+    BlockKind("jumps-chart", motion.jumps_chart),
+    BlockKind("choose", limits_page.choose_block),
+    BlockKind("limits-table", limits_page.limits_table, table=True),
+    BlockKind("reach-table", limits_page.reach_table, table=True),
+    BlockKind("outcome-map", limits_page.outcome_block),
+    BlockKind("rest-table", rest.rest_table, table=True),
+)
+BLOCKS: dict[str, BlockBuilder] = {k.kind: k.build for k in BLOCK_KINDS}
+TABLE_BLOCKS: tuple[str, ...] = tuple(k.kind for k in BLOCK_KINDS if k.table)
 
 
 # -- The page -------------------------------------------------------------------------------
@@ -457,8 +367,8 @@ def _blocks(
             blocks.append({"kind": "figure", "figure": figure})
         elif kind == "table":
             blocks.append({"kind": "table", "table": table_view(name, text)})
-        elif kind in extras.BLOCKS:  # issue 9's replay, moving targets, section 2.5
-            blocks.append(extras.BLOCKS[kind](name, section, text, figure))
+        elif kind in BLOCKS:  # the replay, the moving targets, section 2.5
+            blocks.append(BLOCKS[kind](name, section, text, figure))
         else:
             blocks.append({"kind": "chart", "chart": chart_view(text)})
     return blocks
@@ -506,7 +416,6 @@ def _page_context(lang: str) -> dict[str, Any]:
         },
         "method_takes": METHOD_TAKES,
         "ws_path": "/ws",
-        "frame_path": "/api/frame",
         "caps": CAPS,
         "motions": motions,
     }
@@ -516,9 +425,15 @@ def _page_context(lang: str) -> dict[str, Any]:
         "other_url": "/" if other == DEFAULT_LANG else f"/?lang={other}",
         "text": text,
         "sections": sections,
-        # "</" cannot end the script element early once escaped as "<\/".
-        "data_json": json.dumps(data, ensure_ascii=False).replace("</", "<\\/"),
+        "data_json": script_json(data),
     }
+
+
+def script_json(data: Any) -> str:
+    """``data`` as JSON to sit inside a ``<script>`` element: every ``<`` is written
+    ``\\u003c`` (JSON.parse reads it back), so no ``</script>`` or ``<!--`` in a
+    string can end or bend the element. The one place the page escapes its data."""
+    return json.dumps(data, ensure_ascii=False).replace("<", "\\u003c")
 
 
 def page_context(lang: str = DEFAULT_LANG) -> dict[str, Any]:

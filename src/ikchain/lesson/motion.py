@@ -22,6 +22,8 @@ from ikchain.chain import Chain
 from ikchain.formatting import format_number
 from ikchain.kinematics import wrap_angle
 from ikchain.lesson import plots
+from ikchain.lesson.labels import fill, named_table
+from ikchain.lesson.tables import LENGTHS_BY_BONES
 from ikchain.solvers import solve
 
 #: Methods tracked side by side.
@@ -279,4 +281,189 @@ def format_summary(s: dict[str, float]) -> dict[str, str]:
         "on_target": f"{100.0 * s['on_target']:.0f} %",
         "mean_iterations": format_number(s["mean_iterations"], 1),
         "worst_jump": format_number(s["worst_jump"], 1),
+    }
+
+
+# -- The page's motion blocks (2.5's coherence player, 2.6's tracking player) ---------
+
+#: The motion players on the page: their default state and the controls they show.
+MOTION_PLAYERS: dict[str, dict[str, Any]] = {
+    "tracking": {
+        "bones": 3,
+        "path": "circle",
+        "frames_per_lap": 120,
+        "budget": 4,
+        "start": "warm",
+        "show": "ccd",
+        "controls": ("path", "speed", "budget", "show"),
+    },
+    "coherence": {
+        "bones": 3,
+        "path": "figure8",
+        "frames_per_lap": 120,
+        "budget": 16,
+        "start": "cold",
+        "show": "ccd",
+        "controls": ("start", "path", "budget", "show"),
+    },
+}
+
+
+def motion_default(name: str, text: dict[str, Any]) -> dict[str, Any]:
+    """The default run of motion player ``name`` (:func:`motion_view`)."""
+    d = MOTION_PLAYERS[name]
+    chain = Chain(LENGTHS_BY_BONES[d["bones"]])
+    request = motion_request(chain, d["path"], d["frames_per_lap"], d["budget"], d["start"])
+    return motion_view(request, motion_words(text))
+
+
+def motion_words(text: dict[str, Any]) -> dict[str, str]:
+    """The chart's labels and the method names, for :func:`motion_view`."""
+    words = text["motion"]
+    methods = {f"method_{m}": text["controls"][f"method_{m}"] for m in MOTION_METHODS}
+    return {"title": words["chart_title"], "x": words["chart_x"], "y": words["chart_y"], **methods}
+
+
+def motion_block(name: str, section: Any, text: dict[str, Any], figure: Any) -> dict[str, Any]:
+    """A motion player: its default run drawn at the last frame, chart and controls."""
+    d = MOTION_PLAYERS[name]
+    view = motion_default(name, text)
+    player_id = f"motion-{name}"
+    last = view["frames"] - 1
+    svg = plots.svg_from_motion(
+        view, d["show"], last, figure_id=player_id, title=text["motion"]["title"]
+    )
+    summary = [
+        {"method": m, "label": text["controls"][f"method_{m}"], **view["methods"][m]["summary"]}
+        for m in MOTION_METHODS
+    ]
+    return {
+        "kind": "motion",
+        "motion": {
+            "id": player_id,
+            "svg": svg,
+            "chart": view["chart"],
+            "defaults": {
+                **{k: v for k, v in d.items() if k != "controls"},
+                "lengths": list(LENGTHS_BY_BONES[d["bones"]]),
+            },
+            "controls": list(d["controls"]),
+            "options": {
+                "paths": list(PATHS),
+                "frames_per_lap": list(FRAMES_PER_LAP),
+                "budgets": list(BUDGETS),
+                "starts": list(STARTS),
+                "methods": list(MOTION_METHODS),
+            },
+            "summary": summary,
+        },
+    }
+
+
+def motion_table(name: str, section: Any, text: dict[str, Any], figure: Any) -> dict[str, Any]:
+    """The table of a motion player's default run: the last lap, per method."""
+    view = motion_default(name, text)
+    d = MOTION_PLAYERS[name]
+    _, tracks = tracked(
+        tuple(LENGTHS_BY_BONES[d["bones"]]), d["path"], d["frames_per_lap"], d["budget"], d["start"]
+    )
+    words = text[section.key]
+    rows, values = [], []
+    for m in MOTION_METHODS:
+        s = view["methods"][m]["summary"]
+        raw = summary(tracks[m], d["frames_per_lap"])
+        label = text["controls"][f"method_{m}"]
+        rows.append(
+            [
+                label,
+                s["mean_error"],
+                s["worst_error"],
+                s["on_target"],
+                s["mean_iterations"],
+                s["worst_jump"],
+            ]
+        )
+        values.append([m, *(raw[k] for k in SUMMARY_KEYS)])
+    table = {
+        "id": f"table-motion-{name}",
+        "caption": words[f"{name}_caption"],
+        "columns": words[f"{name}_columns"],
+        "rows": rows,
+        "values": values,
+    }
+    return {"kind": "table", "table": named_table(table, text)}
+
+
+SUMMARY_KEYS = ("mean_error", "worst_error", "on_target", "mean_iterations", "worst_jump")
+
+
+#: A joint turning more than this between two frames is a visible jump (°).
+JUMP_DEGREES = 30.0
+
+
+def coherence_table(name: str, section: Any, text: dict[str, Any], figure: Any) -> dict[str, Any]:
+    """Table ⑤c: warm against cold starts on the coherence player's default path."""
+    d = MOTION_PLAYERS[name]
+    lengths = tuple(LENGTHS_BY_BONES[d["bones"]])
+    rows, values = [], []
+    words = text["motion"]
+    for method in MOTION_METHODS:
+        for start in STARTS:
+            _, tracks = tracked(lengths, d["path"], d["frames_per_lap"], d["budget"], start)
+            tr = tracks[method]
+            lap = d["frames_per_lap"]
+            jumps = last_lap(tr.joint_jumps_deg(), lap)
+            error = last_lap(tr.error, lap)
+            big = int(np.sum(jumps > JUMP_DEGREES))
+            values.append([method, start, float(np.max(jumps)), big, float(np.mean(error))])
+            rows.append(
+                [
+                    text["controls"][f"method_{method}"],
+                    words[f"start_{start}"],
+                    format_number(float(np.max(jumps)), 1),
+                    str(big),
+                    format_number(float(np.mean(error)), 6),
+                ]
+            )
+    table = {
+        "id": f"table-motion-{name}",
+        "caption": text[section.key][f"{name}_caption"],
+        "columns": text[section.key][f"{name}_columns"],
+        "rows": rows,
+        "values": values,
+    }
+    return {"kind": "table", "table": named_table(table, text)}
+
+
+def jumps_chart(name: str, section: Any, text: dict[str, Any], figure: Any) -> dict[str, Any]:
+    """The chart under Table ⑤d: per frame of the counted lap, the largest joint turn
+    since the frame before (the quantity the table's columns sum up), for the method
+    the player draws first, warm and cold."""
+    d = MOTION_PLAYERS[name]
+    lengths = tuple(LENGTHS_BY_BONES[d["bones"]])
+    lap = d["frames_per_lap"]
+    words, page = text[section.key], text["motion"]
+    series = []
+    method = d["show"]  # the chain the player draws first: one method, warm and cold
+    for start in STARTS:
+        _, tracks = tracked(lengths, d["path"], lap, d["budget"], start)
+        jumps = last_lap(tracks[method].joint_jumps_deg(), lap)
+        series.append(
+            {
+                "key": start,
+                "label": fill(words["jumps_series"], start=page[f"start_{start}"]),
+                "points": [(float(k + 1), float(v)) for k, v in enumerate(jumps)],
+            }
+        )
+    chart = plots.error_chart(
+        series,
+        x_label=words["jumps_x"],
+        y_label=words["jumps_y"],
+        title=words["jumps_title"],
+        chart_id=f"jumps-{name}",
+        floor=1e-3,
+    )
+    return {
+        "kind": "chart",
+        "chart": {"id": f"jumps-{name}", "caption": words["jumps_caption"], "svg": chart.svg},
     }

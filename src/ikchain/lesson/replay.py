@@ -33,41 +33,47 @@ from ikchain.chain import Chain
 from ikchain.formatting import format_number
 from ikchain.lesson import plots
 from ikchain.lesson.frames import (
+    METHOD_TAKES,
     FrameRequest,
     SolveRequest,
     frame_from_request,
     frame_runs,
     readings_from_result,
 )
+from ikchain.lesson.labels import fill
+from ikchain.lesson.limits_page import limits_for
+from ikchain.lesson.replay_bounds import (
+    JOINT_STEP_METHODS,
+    MAX_REPLAY_ITERATIONS,
+    MAX_REPLAY_STEPS,
+    REPLAY_METHODS,
+    most_iterations,
+    reply_bytes_bound,
+    steps_of,
+)
+from ikchain.lesson.words import load_text
 from ikchain.result import Result
 from ikchain.solvers import solve
 
-#: Methods a replay can show (the closed form has no iterations to replay).
-REPLAY_METHODS = ("ccd", "fabrik", "dls")
-#: Iterations one replay may ask for (each step is drawn; the page plays them all).
-MAX_REPLAY_ITERATIONS = 200
+__all__ = [
+    "JOINT_STEP_METHODS",
+    "MAX_REPLAY_ITERATIONS",
+    "MAX_REPLAY_STEPS",
+    "REPLAY_METHODS",
+    "Replay",
+    "ReplayStep",
+    "most_iterations",
+    "replay_block",
+    "replay_default",
+    "replay_from_request",
+    "replay_solve",
+    "replay_view",
+    "reply_bytes_bound",
+    "steps_of",
+]
+
 #: Decimals of the drawn joint positions (m): a nanometre, far below a pixel.
 JOINT_DECIMALS = 9
-#: Steps one replay may send back: with up to 4 bones, its reply stays under the
-#: server's reply cap (see :func:`reply_bytes_bound`); the page asks for no more.
-MAX_REPLAY_STEPS = 400
-
-
-def steps_of(bones: int, iterations: int, method: str, joint_steps: bool) -> int:
-    """How many steps a replay of at most ``iterations`` iterations can send back: the
-    start pose, each iteration (a step a bone for CCD joint by joint), and one mirror
-    step when the solve is held to a bend (:func:`ikchain.lesson.frames.keep_bend`)."""
-    per_iteration = bones if (method == "ccd" and joint_steps) else 1
-    return iterations * per_iteration + 2
-
-
-def reply_bytes_bound(bones: int, steps: int) -> int:
-    """An upper bound of a replay reply's size (bytes), before any work: per step its
-    joints (16 characters a coordinate), readings (at most 40 + 14 a joint angle), the
-    cursor and the keys; the chart (about 20 characters a point, and 6 kB besides);
-    the figure's frame of the same solve (6 kB)."""
-    per_step = 32 * (bones + 1) + 14 * bones + 360
-    return 14_000 + steps * (per_step + 20)
 
 
 @dataclass(frozen=True)
@@ -158,7 +164,7 @@ def replay_solve(
         for i in range(1, len(poses)):
             before, after = poses[i - 1], poses[i]
             at = done + i
-            if method == "ccd" and joint_steps:
+            if method in JOINT_STEP_METHODS and joint_steps:
                 for j in range(n - 1, 0, -1):  # tail first; joint 0 completes the sweep
                     partial = np.concatenate((before[:j], after[j:]))
                     steps.append(ReplayStep(at, j, _pose_result(chain, target, method, partial)))
@@ -178,8 +184,6 @@ def _step_readings(step: ReplayStep, chain: Chain) -> dict[str, str]:
 
 def replay_from_request(request: SolveRequest, *, joint_steps: bool, lang: str) -> dict[str, Any]:
     """A validated replay request → its view (:func:`replay_view`) with ``lang``'s labels."""
-    from ikchain.lesson.content import load_text  # content lists the replays it shows
-
     words = load_text(lang)["replay"]
     found = replay_solve(
         request.chain, request.target, request.method, request.options, joint_steps=joint_steps
@@ -242,4 +246,56 @@ def replay_view(replay: Replay, chain: Chain, labels: dict[str, str]) -> dict[st
         "error": format_number(float(replay.final.error), 6),
         "steps": steps,
         "chart": chart.svg,
+    }
+
+
+# -- The replay panel under a figure ---------------------------------------------------
+
+
+def replay_default(figure: dict[str, Any], text: dict[str, Any]) -> dict[str, Any]:
+    """The replay of a figure's default state, as :func:`replay_view` gives it."""
+    d = figure["defaults"]
+    method, bones = d["method"], len(d["lengths"])
+    chain = Chain(d["lengths"], limits_for(figure["key"], bones))  # 2.5: limits
+    options = {
+        "max_iterations": most_iterations(bones, d["iterations"], method, True),
+        "tolerance": d["tolerance"],
+        "bend": d["bend"],
+    }
+    if "damping" in METHOD_TAKES[method]:
+        options["damping"] = d["damping"]
+    found = replay_solve(chain, np.asarray(d["target"], dtype=float), method, options)
+    words = text["replay"]
+    labels = {
+        "x": words["chart_x"],
+        "y": words["chart_y"],
+        "title": words["chart_title"],
+        "id": f"{figure['id']}-replay",
+    }
+    return replay_view(found, chain, labels)
+
+
+def replay_block(name: str, section: Any, text: dict[str, Any], figure: Any) -> dict[str, Any]:
+    """The replay panel under ``figure``: its default chart and a summary sentence."""
+    view = replay_default(figure, text)
+    words = text["replay"]
+    summary = fill(
+        words["summary"],
+        method=text["controls"][f"method_{view['method']}"],
+        iterations=view["iterations"],
+        status=text["status"].get(view["status"], view["status"]),
+        error=view["error"],
+    )
+    return {
+        "kind": "replay",
+        "replay": {
+            "id": f"{figure['id']}-replay",
+            "figure": figure["id"],
+            "chart": view["chart"],
+            "summary": summary,
+            "steps": len(view["steps"]),
+            "max_iterations": MAX_REPLAY_ITERATIONS,
+            # one step is kept for the mirror step (see replay.steps_of)
+            "max_steps": MAX_REPLAY_STEPS - 1,
+        },
     }

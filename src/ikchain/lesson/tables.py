@@ -44,6 +44,8 @@ LESSON_SIZE = sum(LENGTHS_BY_BONES[2])
 TOLERANCE = 1e-9
 #: A tolerance at the level of rounding, for rows that must agree "to every digit".
 EXACT = 1e-15
+#: Bone lengths a reader may type into 2.4's figure (m): the chain stays inside the view.
+LENGTH_RANGE = (0.1, 0.9)
 
 TABLE1_TARGETS = ((1.4, 0.0), (1.0, 0.6), (-0.6, 0.9), (-0.9, -0.7), (0.4, -1.1), (0.0, 0.21))
 TABLE2_TARGET = (1.0, 0.6)

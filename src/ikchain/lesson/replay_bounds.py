@@ -1,0 +1,46 @@
+"""How large a replay may be: its iterations, its steps, and a bound of its reply.
+
+Apart from :mod:`ikchain.lesson.replay` so that the page text (which cites these
+numbers, :mod:`ikchain.lesson.words`) and the server's caps can read them without
+the replay itself, which reads the page text for its chart's labels.
+"""
+
+from __future__ import annotations
+
+#: Methods a replay can show (the closed form has no iterations to replay).
+REPLAY_METHODS = ("ccd", "fabrik", "dls")
+#: Methods whose replay can show a step after each joint's turn (CCD turns one joint
+#: at a time; FABRIK and DLS move every joint at once).
+JOINT_STEP_METHODS = ("ccd",)
+#: Iterations one replay may ask for (each step is drawn; the page plays them all).
+MAX_REPLAY_ITERATIONS = 200
+#: Steps one replay may send back: with up to 4 bones, its reply stays under the
+#: server's reply cap (see :func:`reply_bytes_bound`); the page asks for no more.
+MAX_REPLAY_STEPS = 400
+
+
+def steps_of(bones: int, iterations: int, method: str, joint_steps: bool) -> int:
+    """How many steps a replay of at most ``iterations`` iterations can send back: the
+    start pose, each iteration (a step a bone for CCD joint by joint), and one mirror
+    step when the solve is held to a bend (:func:`ikchain.lesson.frames.keep_bend`)."""
+    per_iteration = bones if (method in JOINT_STEP_METHODS and joint_steps) else 1
+    return iterations * per_iteration + 2
+
+
+def reply_bytes_bound(bones: int, steps: int) -> int:
+    """An upper bound of a replay reply's size (bytes), before any work: per step its
+    joints (16 characters a coordinate), readings (at most 40 + 14 a joint angle), the
+    cursor and the keys; the chart (about 20 characters a point, and 6 kB besides);
+    the figure's frame of the same solve (6 kB)."""
+    per_step = 32 * (bones + 1) + 14 * bones + 360
+    return 14_000 + steps * (per_step + 20)
+
+
+def most_iterations(bones: int, iterations: int, method: str, joint_steps: bool) -> int:
+    """The most iterations, up to ``iterations`` and :data:`MAX_REPLAY_ITERATIONS`, whose
+    replay fits in :data:`MAX_REPLAY_STEPS` steps (:func:`steps_of`): what the page asks
+    for when the figure's own limit is larger."""
+    fixed = steps_of(bones, 0, method, joint_steps)  # the start pose and the mirror step
+    per_iteration = steps_of(bones, 1, method, joint_steps) - fixed
+    fits = (MAX_REPLAY_STEPS - fixed) // per_iteration
+    return max(0, min(iterations, MAX_REPLAY_ITERATIONS, fits))

@@ -1,0 +1,155 @@
+"""The lesson's house rules (issue 14): no import circles, the block registry built in
+one place, and the page data escaped once."""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+SRC = Path(__file__).resolve().parent.parent / "src"
+LESSON = SRC / "ikchain" / "lesson"
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(SRC).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def import_graph() -> dict[str, set[str]]:
+    """Every ikchain module → the ikchain modules it imports, at any depth of the
+    file (an import inside a function closes a circle as surely as one at the top)."""
+    files = {module_name(p): p for p in (SRC / "ikchain").rglob("*.py")}
+    graph: dict[str, set[str]] = {name: set() for name in files}
+    for name, path in files.items():
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            found: list[str] = []
+            if isinstance(node, ast.Import):
+                found = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    up = package.split(".")[: len(package.split(".")) - node.level + 1]
+                    base = ".".join([*up, base] if base else up)
+                # "from ikchain.lesson import replay" imports the module replay
+                found = [base, *(f"{base}.{alias.name}" for alias in node.names)]
+            graph[name].update(f for f in found if f in files and f != name)
+    return graph
+
+
+def circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected groups of more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    out: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        for w in graph[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            group = []
+            while True:
+                w = stack.pop()
+                group.append(w)
+                if w == v:
+                    break
+            if len(group) > 1:
+                out.append(sorted(group))
+
+    for v in graph:
+        if v not in index:
+            visit(v)
+    return out
+
+
+def test_the_graph_reader_sees_a_circle_through_a_function_level_import():
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert circles(graph) == [["a", "b", "c"]]
+    assert circles({"a": {"b"}, "b": set()}) == []
+
+
+def test_no_lesson_module_sits_in_an_import_circle():
+    graph = import_graph()
+    # the reader finds the imports the lesson is known to make
+    assert "ikchain.lesson.frames" in graph["ikchain.lesson.replay"]
+    assert "ikchain.lesson.words" in graph["ikchain.lesson.content"]
+    lesson = [g for g in circles(graph) if any(m.startswith("ikchain.lesson") for m in g)]
+    assert lesson == []
+
+
+def test_no_lesson_module_edits_a_module_level_table_after_building_it():
+    """A registry (or any table) is written in one statement: no ``NAME[k] = …``,
+    ``NAME.update(…)`` or ``NAME = (*NAME, …)`` at a module's top level."""
+    edits = []
+    for path in sorted(LESSON.glob("*.py")):
+        bound: set[str] = set()
+        for stmt in ast.parse(path.read_text(encoding="utf-8")).body:
+            targets: list[ast.expr] = []
+            if isinstance(stmt, ast.Assign):
+                targets = stmt.targets
+            elif isinstance(stmt, ast.AnnAssign | ast.AugAssign):
+                targets = [stmt.target]
+            for t in targets:
+                if isinstance(t, ast.Subscript) or isinstance(stmt, ast.AugAssign):
+                    edits.append(f"{path.name}:{stmt.lineno}")
+                elif isinstance(t, ast.Name):
+                    if t.id in bound:
+                        edits.append(f"{path.name}:{stmt.lineno}")
+                    bound.add(t.id)
+            if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
+                func = stmt.value.func
+                if isinstance(func, ast.Attribute) and func.attr in ("update", "setdefault"):
+                    edits.append(f"{path.name}:{stmt.lineno}")
+    assert edits == []
+
+
+def test_the_block_registry_is_read_off_one_declared_list():
+    content = pytest.importorskip("ikchain.lesson.content")
+    kinds = [k.kind for k in content.BLOCK_KINDS]
+    assert len(kinds) == len(set(kinds))
+    assert set(content.BLOCKS) == set(kinds)
+    assert set(content.TABLE_BLOCKS) == {k.kind for k in content.BLOCK_KINDS if k.table}
+    # every kind a section lists, beyond text, figure, the source's tables and chart,
+    # has a builder
+    listed = {kind for s in content.SECTIONS for kind, _ in s.blocks}
+    assert listed - {"text", "figure", "table", "chart"} == set(kinds)
+
+
+HOSTILE = {"a": "</script><script>alert(1)</script>", "b": "<!-- x", "c": "x < y"}
+
+
+def test_script_json_lets_no_angle_bracket_through_and_reads_back_equal():
+    content = pytest.importorskip("ikchain.lesson.content")
+    text = content.script_json(HOSTILE)
+    assert "<" not in text
+    assert json.loads(text) == HOSTILE
+
+
+def test_the_page_escapes_its_data_once():
+    """The data element holds ``script_json``'s text verbatim: the template adds no
+    escape of its own (the one escape is :func:`content.script_json`)."""
+    testclient = pytest.importorskip("starlette.testclient")
+    from ikchain.lesson.content import page_context, script_json
+    from ikchain.web.app import build_app
+
+    context = page_context("en")
+    data = json.loads(context["data_json"])
+    assert context["data_json"] == script_json(data)
+    client = testclient.TestClient(build_app(), base_url="http://127.0.0.1:8000")
+    html = client.get("/?lang=en").text
+    raw = re.search(r'<script type="application/json" id="lesson-data">(.*?)</script>', html, re.S)
+    assert raw is not None
+    assert raw.group(1) == context["data_json"]
+    template = (SRC / "ikchain" / "web" / "templates" / "page.html").read_text(encoding="utf-8")
+    assert re.search(r"data_json\s*\|\s*safe\s*}}", template)
