@@ -34,7 +34,6 @@ class Status(enum.StrEnum):
 
 
 # Integer codes used inside the vectorised loop; index into STATUS_BY_CODE.
-RUNNING = -1
 STATUS_BY_CODE: tuple[Status, ...] = tuple(Status)
 CODE_BY_STATUS = {status: code for code, status in enumerate(STATUS_BY_CODE)}
 
