@@ -7,6 +7,9 @@
 (<Status.CONVERGED: 'converged'>, 0.0)
 """
 
+from importlib.metadata import PackageNotFoundError, version
+
+from ikchain import family, reach
 from ikchain.chain import Chain
 from ikchain.kinematics import (
     condition_from_angles,
@@ -19,7 +22,10 @@ from ikchain.kinematics import (
 from ikchain.result import Result, Status
 from ikchain.solvers import METHODS, default_init, solve
 
-__version__ = "0.1.0"
+try:  # one source: pyproject.toml's [project] version, as installed
+    __version__ = version("ikchain")
+except PackageNotFoundError:  # a source tree on sys.path that was never installed
+    __version__ = "0+unknown"
 
 __all__ = [
     "METHODS",
@@ -30,9 +36,11 @@ __all__ = [
     "condition_from_angles",
     "default_init",
     "end_from_angles",
+    "family",
     "jacobian_from_angles",
     "joints_from_angles",
     "min_error_from_target",
+    "reach",
     "reach_from_lengths",
     "solve",
 ]

@@ -20,10 +20,14 @@ import numpy as np
 
 from ikchain.chain import Chain
 from ikchain.checks import check_bend
-from ikchain.family import angles_from_family, family_from_angles
+from ikchain.family import (
+    angles_from_family,
+    angles_from_family4,
+    family4_from_angles,
+    family_from_angles,
+)
 from ikchain.formatting import format_degrees, format_number, format_point
 from ikchain.kinematics import condition_from_angles, wrap_angle
-from ikchain.lesson import family4
 from ikchain.lesson.limits import held_joints, limits_view
 from ikchain.result import Result
 from ikchain.solvers import DEFAULT_MAX_ITERATIONS, METHODS, OPTIONS, solve
@@ -157,7 +161,7 @@ def frame_from_request(request: FrameRequest) -> dict[str, Any]:
     if chain.n_bones == 3 and chain.limits is None and result.reachable and any(target):
         family = {"position": family_from_angles(chain, target, result.angles)}
     elif chain.n_bones == 4 and chain.limits is None and result.reachable and any(target):
-        family = {"positions": list(family4.positions_from_angles(chain, target, result.angles))}
+        family = {"positions": list(family4_from_angles(chain, target, result.angles))}
     return {
         "result": result.as_dict(),
         "target": result.target.tolist(),
@@ -297,17 +301,22 @@ def _family_bend(init: Any) -> int:
 def family4_result(
     request: SolveRequest, target: np.ndarray, positions: tuple[float, float]
 ) -> Result:
-    """The four-bone family pose at ``positions`` (see :mod:`ikchain.lesson.family4`),
-    checked and packaged by the solver like :func:`family_result`."""
+    """The four-bone family pose at ``positions`` (:func:`ikchain.family.
+    angles_from_family4`), as a closed-form Result like :func:`family_result`."""
     bend = _family_bend(request.options.get("init"))
-    angles = family4.angles_from_positions(request.chain, target, positions, bend)
-    return solve(request.chain, target, "dls", init=angles, max_iterations=50)
+    angles = angles_from_family4(request.chain, target, positions, bend)
+    return pose_result(request.chain, target, angles)
 
 
 def family_result(request: SolveRequest, target: np.ndarray, position: float) -> Result:
     """The family pose at ``position``, as a closed-form Result (0 iterations)."""
     bend = _family_bend(request.options.get("init"))
     angles = angles_from_family(request.chain, target, position, bend)
-    # Verify and package through the solver: a warm start at the family pose
-    # converges in 0 iterations, so the Result reports it honestly.
-    return solve(request.chain, target, "dls", init=angles, max_iterations=50)
+    return pose_result(request.chain, target, angles)
+
+
+def pose_result(chain: Chain, target: np.ndarray, angles: np.ndarray) -> Result:
+    """The library's Result for ``angles`` itself: its joints, tip, error, status and
+    reach, from a solve of zero iterations. A family pose is closed form: it is
+    measured, never iterated on (so the frame draws exactly the family's pose)."""
+    return solve(chain, target, "dls", init=angles, max_iterations=0)
