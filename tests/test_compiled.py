@@ -56,7 +56,7 @@ def test_cache_falls_back_to_the_user_cache_folder(tmp_path):
     }
     code = (
         "from ikchain.solvers import analytic, loop; "
-        "print(loop.solve_one._cache._cache_path); print(analytic.__file__)"
+        "print(loop.SOLVE[0]._cache._cache_path); print(analytic.__file__)"
     )
     path, source = _python(code, env, tmp_path).splitlines()
     assert source.startswith(str(site))  # the copy, not the installed package
@@ -79,7 +79,7 @@ def test_no_writable_folder_anywhere_still_solves(tmp_path):
         f"compiled._TempDir.root = {str(blocker / 'tmp')!r}; "
         "import ikchain; from ikchain.solvers import analytic; "
         "r = ikchain.solve(ikchain.Chain([0.8, 0.6]), [1.4, 0.0], 'analytic'); "
-        "print(type(analytic.solve_one._cache).__name__, r.status, r.angles.tolist())"
+        "print(type(analytic.solve_range._cache).__name__, r.status, r.angles.tolist())"
     )
     assert _python(code, env, tmp_path) == "NullCache converged [0.0, 0.0]"
 

@@ -49,11 +49,11 @@ def test_one_target_with_several_start_poses_compiles_nothing_new() -> None:
     from ikchain.solvers import compile_kernels, loop
 
     compile_kernels()
-    before = {k: len(k.signatures) for k in (loop.solve_batch, loop.solve_batch_serial)}
+    before = {k: len(k.signatures) for k in loop.SOLVE.values()}
     chain = ikchain.Chain([1.0, 1.0])
     starts = np.array([[0.1, 0.2], [0.3, 0.4], [0.5, 0.6]])
     result = ikchain.solve(chain, np.array([1.0, 0.5]), init=starts)
     assert np.all(result.converged)
-    ikchain.solve(chain, np.array([1.0, 0.5]), init=np.tile(starts, (20, 1)))  # parallel
+    ikchain.solve(chain, np.array([1.0, 0.5]), init=np.tile(starts, (20, 1)))  # on threads
     after = {k: len(k.signatures) for k in before}
     assert after == before

@@ -221,12 +221,12 @@ def at_limit_from_angles(
 
 
 class _OneResult(Result):
-    """A single target's :class:`Result` whose arrays are views of one buffer.
+    """A single target's :class:`Result` whose arrays are views of its row of ``out``.
 
-    The kernel writes the angles (n) and the joints ((n + 1) × 2) into one buffer;
-    each array field is made from it on first use (a numpy view costs about 0.2 µs,
-    as much as a small solve's iteration), so a caller that reads only the angles
-    pays for those alone.
+    The kernel writes the angles (n) and the joints ((n + 1) × 2) into one row; each
+    array field is made from it on first use (a numpy view costs about 0.2 µs, as
+    much as a small solve's iteration), so a caller that reads only the angles pays
+    for those alone.
     """
 
     @functools.cached_property
@@ -236,7 +236,7 @@ class _OneResult(Result):
     @functools.cached_property
     def joints(self) -> NDArray[np.float64]:
         n = self.__dict__["_n"]
-        joints = self.__dict__["_buffer"][n:]
+        joints = self.__dict__["_buffer"][n : 3 * n + 2]
         joints.shape = (n + 1, 2)
         return joints
 
@@ -257,105 +257,66 @@ class _OneResult(Result):
         return ()
 
 
-def result_from_buffer(
-    buffer: NDArray[np.float64],
-    n: int,
-    point: tuple[float, float],
-    error: float,
-    min_error: float,
-    reachable: bool,
-    iterations: int,
-    code: int,
-    method: str,
-    trace: NDArray[np.float64] | None = None,
-    trace_angles: NDArray[np.float64] | None = None,
-    certified: bool = True,
-    limits: NDArray[np.float64] | None = None,
-) -> Result:
-    """The Result of one target from the buffer a kernel filled.
-
-    ``buffer`` holds the angles (n) and then the joints ((n + 1) × 2); the array
-    fields are views of it, made when first read.
-    """
-    result = _new(_OneResult)
-    fields = result.__dict__
-    fields["_buffer"] = buffer
-    fields["_n"] = n
-    fields["_point"] = point
-    fields["error"] = error
-    fields["min_error"] = min_error
-    fields["reachable"] = reachable
-    fields["iterations"] = iterations
-    fields["status"] = STATUS_BY_CODE[code]
-    fields["method"] = method
-    fields["trace"] = trace
-    fields["trace_angles"] = trace_angles
-    fields["certified"] = certified
-    fields["_limits"] = limits
-    return result
-
-
-def result_from_batch(
+def result_from_out(
+    out: NDArray[np.float64],
     shape: tuple[int, ...],
-    angles: NDArray[np.float64],
-    joints: NDArray[np.float64],
-    target: NDArray[np.float64],
-    error: NDArray[np.float64],
-    min_error: NDArray[np.float64],
-    reachable: NDArray[np.bool_],
-    iterations: NDArray[np.int64],
-    codes: NDArray[np.int64],
+    n: int,
+    targets: NDArray[np.float64],
     method: str,
     trace: NDArray[np.float64] | None = None,
-    trace_angles: NDArray[np.float64] | None = None,
-    certified: NDArray[np.bool_] | None = None,
     limits: NDArray[np.float64] | None = None,
 ) -> Result:
-    """The Result of a flat batch (B, ...) laid out in the batch ``shape``.
+    """The Result of a solve from the ``out`` array its kernel filled.
 
-    ``certified`` None: every target's ``min_error`` is exact.
-
-    A ``shape`` of ``()`` (one target, given in a batch-shaped way) gives plain
-    Python scalars and a :class:`Status`, as a single solve does.
+    ``out`` (B, 3n + 8) holds a row per target: the angles (n), the joints ((n + 1) ×
+    2), then the error, min_error, reachable, iterations, status code and certified
+    (``ikchain.solvers.units.RESULT_FIELDS``). ``targets`` (B, 2) were solved for, in
+    the batch ``shape`` (``()``: one target, whose fields are Python scalars and a
+    :class:`Status`). ``trace`` (B, k + 1, 1 + n): the errors and poses, if recorded.
+    The array fields are views of ``out``.
     """
-    n = angles.shape[-1]
-    joints = joints.reshape(*shape, n + 1, 2)
-    if certified is None:
-        certified = np.ones(error.shape, dtype=np.bool_)
-    fields: tuple[Any, ...] = (
-        error.reshape(shape),
-        min_error.reshape(shape),
-        reachable.reshape(shape),
-        iterations.reshape(shape),
-        certified.reshape(shape),
-    )
+    results = 3 * n + 2
     if shape == ():
-        fields = tuple(_scalar(value) for value in fields)
-        status: Any = STATUS_BY_CODE[int(codes.reshape(()))]
-    else:
-        status = None  # made from the codes when first read (see _BatchResult)
-    poses = angles.reshape(*shape, n)
+        row = out[0]
+        error, min_error, reachable, iterations, code, certified = row[results:].tolist()
+        one = _new(_OneResult)
+        fields = one.__dict__
+        fields["_buffer"] = row
+        fields["_n"] = n
+        fields["_point"] = tuple(targets[0].tolist())
+        fields["error"] = error
+        fields["min_error"] = min_error
+        fields["reachable"] = reachable != 0.0
+        fields["iterations"] = int(iterations)
+        fields["status"] = STATUS_BY_CODE[int(code)]
+        fields["method"] = method
+        fields["trace"] = None if trace is None else trace[0, :, 0]
+        fields["trace_angles"] = None if trace is None else trace[0, :, 1:]
+        fields["certified"] = certified != 0.0
+        fields["_limits"] = limits
+        return one
+    columns = out[:, results:]
+    poses = out[:, :n].reshape(*shape, n)
+    joints = out[:, n:results].reshape(*shape, n + 1, 2)
     result = make_result(
         poses,
         joints,
         joints[..., n, :],
-        target.reshape(*shape, 2),
-        fields[0],
-        fields[1],
-        fields[2],
-        fields[3],
-        status,
+        targets.reshape(*shape, 2),
+        columns[:, 0].reshape(shape),
+        columns[:, 1].reshape(shape),
+        (columns[:, 2] != 0.0).reshape(shape),
+        columns[:, 3].astype(np.int64).reshape(shape),
+        None,
         method,
-        None if trace is None else trace.reshape(*shape, trace.shape[-1]),
-        None if trace_angles is None else trace_angles.reshape(*shape, trace_angles.shape[-2], n),
-        cls=Result if shape == () else _BatchResult,
-        certified=fields[4],
-        at_limit=at_limit_from_angles(poses, limits) if shape == () else None,
+        None if trace is None else trace[:, :, 0].reshape(*shape, trace.shape[1]),
+        None if trace is None else trace[:, :, 1:].reshape(*shape, trace.shape[1], n),
+        cls=_BatchResult,
+        certified=(columns[:, 5] != 0.0).reshape(shape),
     )
-    if shape != ():
-        del result.__dict__["status"]  # the cached property below fills it when read
-        result.__dict__["_codes"] = codes.reshape(shape)
-        result.__dict__["_limits"] = limits
+    del result.__dict__["status"]  # the cached property below fills it when read
+    result.__dict__["_codes"] = columns[:, 4].astype(np.int64).reshape(shape)
+    result.__dict__["_limits"] = limits
     return result
 
 
@@ -381,10 +342,3 @@ class _BatchResult(Result):
         if codes is None:
             return self.status == Status.CONVERGED
         return codes == CODE_BY_STATUS[Status.CONVERGED]
-
-
-def _scalar(value: Any) -> Any:
-    """A 0-d array or numpy scalar as the Python scalar it holds (a Status stays)."""
-    if isinstance(value, np.ndarray):
-        value = value[()]
-    return value.item() if isinstance(value, np.generic) else value

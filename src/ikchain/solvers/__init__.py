@@ -28,7 +28,8 @@ from ikchain.checks import (
     check_positive,
     check_real,
 )
-from ikchain.result import Result, result_from_batch, result_from_buffer
+from ikchain.result import Result, result_from_out
+from ikchain.solvers import threads
 from ikchain.solvers.methods import (
     BONES,
     CODE,
@@ -42,6 +43,7 @@ from ikchain.solvers.methods import (
     START_BEND,
     TAKES_LIMITS,
 )
+from ikchain.solvers.records import OPT_MAX_ITERATIONS, OUTSIDE_LIMITS, out_width
 
 __all__ = [
     "BONES",
@@ -57,20 +59,17 @@ __all__ = [
     "solve",
 ]
 
-#: Iteration counts beyond this are the same as infinite (and fit the kernels' int64).
-_ENDLESS = 2**62
+#: Iteration counts beyond this are the same as infinite (and are exact in the options
+#: record's float64).
+_ENDLESS = 2**53
 #: A single solve's trace has room for this many entries before it is run again
 #: with room for all of them (the loop is deterministic).
 _TRACE_ROOM = 1025
 #: A batch's traces take at most this many floats before the same re-run.
 _BATCH_TRACE_FLOATS = 1 << 22
-#: Batches smaller than this run on one core (starting the threads costs more).
-_PARALLEL_FROM = 32
-
-_NO_STARTS: dict[int, NDArray[np.float64]] = {}
 _NO_REST = np.empty(0)
 _NO_POINTS = np.empty((0, 2))
-_NO_TRACES: dict[tuple[int, bool], NDArray[np.float64]] = {}
+_EMPTY: dict[tuple[int, str], NDArray[np.float64]] = {}
 
 
 def _kernels() -> tuple[ModuleType, ModuleType, ModuleType]:
@@ -199,6 +198,7 @@ def solve(
     points = _NO_POINTS if point is not None else check_points(target, "target")
     bend = 1 if bend is None else check_bend(bend)
     _check_chain_for(chain, method)
+    n = chain.n_bones
     if method == "analytic":
         return _analytic(chain, point, points, bend)
     budget = (
@@ -210,13 +210,14 @@ def solve(
     fraction = DEFAULT_DAMPING if damping is None else check_fraction(damping, "damping")
     cap = math.inf if max_step is None else check_positive(max_step, "max_step")
     pull, toward = _check_rest(chain, rest, rest_weight)
-    options = (CODE[method], bend, budget, goal, fraction, cap, trace, toward, pull)
+    options = _options(chain, bend, budget, goal, fraction, cap, pull)
     if point is not None:
         has_start = _plain_start(chain.n_bones, init)
-        if has_start is not None:
-            return _iterate_one(chain, method, point, init if has_start else None, options)
+        if has_start is not None:  # one target, one start pose: a batch of one
+            starts = np.array((init,), dtype=np.float64) if has_start else _nothing(n, "starts")
+            return _iterate(chain, method, np.array((point,)), (), starts, options, trace, toward)
         points = np.array(point)
-    return _iterate_many(chain, method, points, init, options)
+    return _iterate_many(chain, method, points, init, options, trace, toward)
 
 
 #: Every option ``solve()`` takes, in the order of its signature; ``_REFUSED`` lists, for
@@ -363,142 +364,111 @@ def _analytic(
     chain: Chain, point: tuple[float, float] | None, target: NDArray[np.float64], bend: int
 ) -> Result:
     _, analytic, _ = _kernels_cached or _kernels()
-    lengths = chain._kernel_data
+    options = _options(chain, bend, 0, DEFAULT_TOLERANCE, DEFAULT_DAMPING, math.inf, 0.0)
     if point is not None:
-        buffer = np.empty(8)
-        error, min_error, reachable, code = analytic.solve_one(
-            lengths,
-            chain._limited,
-            chain.outer_radius,
-            chain.inner_radius,
-            bend,
-            point[0],
-            point[1],
-            buffer,
-        )
-        if code < 0:
-            _too_far(chain, np.array(point), np.array([code]))
-        return result_from_buffer(
-            buffer, 2, point, error, min_error, reachable, 0, code, "analytic", limits=chain.limits
-        )
-    shape = target.shape[:-1]
-    flat = np.array(target, dtype=np.float64).reshape(-1, 2)  # a copy: Result.target
+        shape: tuple[int, ...] = ()
+        flat = np.array((point,))
+    else:
+        shape = target.shape[:-1]
+        flat = np.array(target, dtype=np.float64).reshape(-1, 2)  # a copy: Result.target
     count = flat.shape[0]
-    angles = np.empty((count, 2))
-    joints = np.empty((count, 3, 2))
-    error = np.empty(count)
-    min_error = np.empty(count)
-    reachable = np.empty(count, dtype=np.bool_)
-    codes = np.empty(count, dtype=np.int64)
-    analytic.solve_batch(
-        lengths,
-        chain._limited,
-        chain.outer_radius,
-        chain.inner_radius,
-        bend,
-        flat,
-        angles,
-        joints,
-        error,
-        min_error,
-        reachable,
-        codes,
-    )
-    _too_far(chain, target, codes.reshape(shape))
-    return result_from_batch(
-        shape,
-        angles,
-        joints,
-        flat,
-        error,
-        min_error,
-        reachable,
-        np.zeros(count, dtype=np.int64),
-        codes,
-        "analytic",
-        limits=chain.limits,
-    )
+    out = np.empty((count, out_width(2)))
+    threads.run(analytic.solve_range, (chain._kernel_data, options, flat, out), count)
+    result = result_from_out(out, shape, 2, flat, "analytic", limits=chain.limits)
+    _check_codes(chain, flat, shape, out, 2, None)
+    return result
 
 
-def _iterate_one(
-    chain: Chain,
-    method: str,
-    point: tuple[float, float],
-    start: Any,
-    options: tuple[int, int, int, float, float, float, bool, NDArray[np.float64], float],
-) -> Result:
-    """One target from one start pose (None: the default) through ``loop.solve_one``;
-    on a limited chain the reach search (``limited.reach_one``) runs first, once."""
-    loop, _, limited = _kernels_cached or _kernels()
-    code_of_method, bend, budget, goal, fraction, cap, trace, rest, pull = options
-    n = chain.n_bones
-    found = _NO_REST
-    if chain._limited:
-        found = np.empty(n + 3)
-        limited.reach_one(chain._kernel_data, chain.outer_radius, *point, goal, bend, found)
-    buffer = np.empty(3 * n + 2)
-    if start is not None:
-        buffer[:n] = start
-    room = min(budget + 1, _TRACE_ROOM) if trace else 0
-    while True:
-        rows = np.empty((room, n + 1)) if trace else _no_trace(n)
-        error, min_error, reachable, iterations, code, certified = loop.solve_one(
-            code_of_method,
-            chain._kernel_data,
-            chain._limited,
+def _options(
+    chain: Chain, bend: int, budget: int, goal: float, fraction: float, cap: float, pull: float
+) -> NDArray[np.float64]:
+    """The options record every kernel reads (``units.OPTION_FIELDS``, in that order)."""
+    return np.array(
+        (
             chain.outer_radius,
             chain.inner_radius,
-            start is not None,
+            1.0 if chain._limited else 0.0,
             bend,
-            point[0],
-            point[1],
             budget,
             goal,
             fraction,
             cap,
-            rest,
             pull,
-            found,
-            buffer,
-            rows,
         )
-        if iterations < room or not trace or code < 0:
-            break
-        room = iterations + 1  # the loop is deterministic: run it again with room for all
-        if start is not None:
-            buffer[:n] = start
-    if code < 0:
-        if code == loop.OUTSIDE_LIMITS:
-            _check_within_limits(chain, np.array(start, dtype=np.float64))
-        _too_far(chain, np.array(point), np.array([code]))
-    errors = poses = None
-    if trace:
-        errors = rows[: iterations + 1, 0].copy()
-        poses = rows[: iterations + 1, 1:].copy()
-    return result_from_buffer(
-        buffer,
-        n,
-        point,
-        error,
-        min_error,
-        reachable,
-        iterations,
-        code,
-        method,
-        errors,
-        poses,
-        certified,
-        chain.limits,
     )
 
 
-def _no_trace(n: int, batch: bool = False) -> NDArray[np.float64]:
-    """The empty trace array a kernel gets when no trace is asked for (one per n)."""
-    key = (n, batch)
-    rows = _NO_TRACES.get(key)
-    if rows is None:
-        rows = _NO_TRACES.setdefault(key, np.empty((0, 0, n + 1) if batch else (0, n + 1)))
-    return rows
+def _check_codes(
+    chain: Chain,
+    targets: NDArray[np.float64],
+    shape: tuple[int, ...],
+    out: NDArray[np.float64],
+    n: int,
+    starts: NDArray[np.float64] | None,
+) -> None:
+    """Raise for a target the kernel refused (a code < 0): beyond floats, or (``starts``
+    given) a start pose outside the joint limits."""
+    codes = out[:, 3 * n + 2 + 4]
+    if codes.size == 0 or codes.min() >= 0:
+        return
+    if starts is not None and (codes == OUTSIDE_LIMITS).any():
+        _check_within_limits(chain, starts)
+    _too_far(chain, targets.reshape(*shape, 2), codes.astype(np.int64).reshape(shape))
+
+
+def _iterate(
+    chain: Chain,
+    method: str,
+    targets: NDArray[np.float64],
+    shape: tuple[int, ...],
+    starts: NDArray[np.float64],
+    options: NDArray[np.float64],
+    trace: bool,
+    rest: NDArray[np.float64],
+) -> Result:
+    """Targets (B, 2), C-ordered, from ``starts`` ((B, n), (1, n), or (0, n) for the
+    default) through the method's loop (``loop.SOLVE``), a single target being a batch
+    of one (``shape`` ``()``); on a limited chain the reach search runs first, once."""
+    loop, _, limited = _kernels_cached or _kernels()
+    n = chain.n_bones
+    count = targets.shape[0]
+    data = chain._kernel_data
+    if chain._limited:
+        found = np.empty((count, n + 3))
+        threads.run(limited.reach_range, (data, options, targets, found), count)
+    else:
+        found = _nothing(n, "found")
+    out = np.empty((count, out_width(n)))
+    budget = int(options[OPT_MAX_ITERATIONS])
+    room = 0
+    if trace:  # the loop is deterministic: if a trace overflows, run again with room for all
+        room = min(budget + 1, _TRACE_ROOM, max(2, _BATCH_TRACE_FLOATS // max(1, count * (n + 1))))
+    while True:
+        rows = np.empty((count, room, n + 1)) if trace else _nothing(n, "trace")
+        threads.run(
+            loop.SOLVE[CODE[method]],
+            (data, options, targets, starts, rest, found, out, rows),
+            count,
+        )
+        _check_codes(chain, targets, shape, out, n, starts if starts.shape[0] else None)
+        if not trace:
+            break
+        longest = int(out[:, 3 * n + 2 + 3].max()) + 1 if count else 1
+        if longest <= room:
+            rows = rows[:, :longest]
+            break
+        room = longest
+    return result_from_out(out, shape, n, targets, method, rows if trace else None, chain.limits)
+
+
+def _nothing(n: int, what: str) -> NDArray[np.float64]:
+    """The empty array a kernel gets for no starts, no trace, or nothing found (one per n)."""
+    key = (n, what)
+    empty = _EMPTY.get(key)
+    if empty is None:
+        shapes = {"starts": (0, n), "trace": (0, 0, n + 1), "found": (0, n + 3)}
+        empty = _EMPTY.setdefault(key, np.empty(shapes[what]))
+    return empty
 
 
 def _iterate_many(
@@ -506,24 +476,20 @@ def _iterate_many(
     method: str,
     target: NDArray[np.float64],
     init: ArrayLike | None,
-    options: tuple[int, int, int, float, float, float, bool, NDArray[np.float64], float],
+    options: NDArray[np.float64],
+    trace: bool,
+    rest: NDArray[np.float64],
 ) -> Result:
-    """A batch (or one target with a batch of start poses) through ``loop.solve_batch``;
-    on a limited chain the reach search (``limited.reach_batch``) runs first, once."""
-    loop, _, limited = _kernels_cached or _kernels()
-    code_of_method, bend, budget, goal, fraction, cap, trace, rest, pull = options
+    """A batch (or one target with a batch of start poses): broadcast, then :func:`_iterate`."""
     n = chain.n_bones
     if init is None:
-        start = _NO_STARTS.get(n)
-        if start is None:
-            start = _NO_STARTS.setdefault(n, np.empty((0, n)))
+        start = _nothing(n, "starts")
         start_shape: tuple[int, ...] = ()
     else:
         start = check_angles(init, n, "init")
         _check_within_limits(chain, start)
         start_shape = start.shape[:-1]
     shape = check_batch_shape(target.shape[:-1], start_shape)
-    count = math.prod(shape)
     # a C-ordered copy: a broadcast one copies in Fortran order, a layout the kernels
     # were not compiled for (the first such call would compile for seconds)
     targets = np.array(np.broadcast_to(target, (*shape, 2)).reshape(-1, 2), order="C")
@@ -534,71 +500,4 @@ def _iterate_many(
             start = np.ascontiguousarray(start.reshape(1, n), dtype=np.float64)
         else:
             start = np.ascontiguousarray(np.broadcast_to(start, (*shape, n)).reshape(-1, n))
-    angles = np.empty((count, n))
-    joints = np.empty((count, n + 1, 2))
-    error = np.empty(count)
-    min_error = np.empty(count)
-    reachable = np.empty(count, dtype=np.bool_)
-    iterations = np.empty(count, dtype=np.int64)
-    codes = np.empty(count, dtype=np.int64)
-    certified = np.empty(count, dtype=np.bool_)
-    parallel = count >= _PARALLEL_FROM
-    if chain._limited:
-        found = np.empty((count, n + 3))
-        search = limited.reach_batch if parallel else limited.reach_batch_serial
-        search(chain._kernel_data, chain.outer_radius, targets, goal, bend, found)
-    else:
-        found = np.empty((0, n + 3))
-    run = loop.solve_batch if parallel else loop.solve_batch_serial
-    room = 0
-    if trace:
-        room = min(budget + 1, max(2, _BATCH_TRACE_FLOATS // max(1, count * (n + 1))))
-    while True:
-        rows = np.empty((count, room, n + 1)) if trace else _no_trace(n, batch=True)
-        run(
-            code_of_method,
-            chain._kernel_data,
-            chain._limited,
-            chain.outer_radius,
-            chain.inner_radius,
-            start,
-            bend,
-            targets,
-            budget,
-            goal,
-            fraction,
-            cap,
-            rest,
-            pull,
-            angles,
-            joints,
-            error,
-            min_error,
-            reachable,
-            iterations,
-            codes,
-            certified,
-            found,
-            rows,
-        )
-        _too_far(chain, targets.reshape(*shape, 2), codes.reshape(shape))
-        longest = int(iterations.max()) + 1 if count else 1
-        if not trace or longest <= room:
-            break
-        room = longest
-    return result_from_batch(
-        shape,
-        angles,
-        joints,
-        targets,
-        error,
-        min_error,
-        reachable,
-        iterations,
-        codes,
-        method,
-        rows[:, :longest, 0] if trace else None,
-        rows[:, :longest, 1:] if trace else None,
-        certified,
-        chain.limits,
-    )
+    return _iterate(chain, method, targets, shape, start, options, trace, rest)

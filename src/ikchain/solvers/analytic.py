@@ -1,10 +1,10 @@
 """The ``analytic`` method: the two-bone closed form, for one target or many.
 
 :func:`ikchain.solvers.cosines.pose` is the formula (the law of cosines in
-half-angle form, exact at full extension and full fold); :func:`solve_one` and
-:func:`solve_batch` (in parallel over the cores) run it on the chain scaled to unit
-length, as the iterative solvers do (:mod:`ikchain.solvers.loop`), so any scale
-gives the same honest answer. On a chain with joint limits they give the elbow
+half-angle form, exact at full extension and full fold); :func:`solve_range` runs
+it, for one target or a range of a batch, on the chain scaled to unit length, as
+the iterative solvers do (:mod:`ikchain.solvers.loop`), so any scale gives the same
+honest answer. On a chain with joint limits it gives the elbow
 branch that fits the limits (``bend`` first), else the nearest pose the limits
 allow, from :func:`ikchain.solvers.limited.two_bone`.
 """
@@ -13,27 +13,33 @@ from __future__ import annotations
 
 import math
 
-import numba
 import numpy as np
 
 from ikchain.solvers.compiled import kernel, norm
 from ikchain.solvers.cosines import pose
 from ikchain.solvers.limited import two_bone
-from ikchain.solvers.units import (
-    CHUNKS,
+from ikchain.solvers.records import (
+    CERTIFIED,
+    CODE,
     CONVERGED,
+    ERROR,
+    ITERATIONS,
+    MIN_ERROR,
+    OPT_BEND,
+    OPT_INNER,
+    OPT_LIMITED,
+    OPT_OUTER,
+    REACHABLE,
     TOO_FAR,
     UNREACHABLE,
-    gap_to_annulus,
-    power_of_two,
-    times,
-    unit_target,
-    within_floats,
 )
+from ikchain.solvers.units import gap_to_annulus, power_of_two, times, unit_target, within_floats
 
 #: Scratch floats per target: the closed form's six numbers, then (limited) the unit
 #: lengths, the nearest pose, the two-bone search's six, and two int64 digits.
 SCRATCH = 18
+#: What :func:`solve_range` takes (see ``compiled.kernel``).
+SIGNATURE = "void(float64[::1], float64[::1], float64[:, ::1], float64[:, ::1], int64, int64)"
 
 
 @kernel()
@@ -101,93 +107,57 @@ def chain_scale(lengths: np.ndarray, outer: float) -> tuple[float, float, int, f
     return times(lengths[0], -e, down), times(lengths[1], -e, down), e, up, down
 
 
-_ONE = (
-    "Tuple((float64, float64, boolean, int64))(float64[::1], boolean, float64, float64,"
-    " int64, float64, float64, float64[::1])"
-)
-
-
-@kernel(_ONE)
-def solve_one(
+@kernel(SIGNATURE)
+def solve_range(
     data: np.ndarray,
-    limited: bool,
-    outer: float,
-    inner: float,
-    bend: int,
-    tx: float,
-    ty: float,
+    options: np.ndarray,
+    targets: np.ndarray,
     out: np.ndarray,
-) -> tuple[float, float, bool, int]:
-    """One target: ``out`` (8,) gets (a0, dA, root x, y, elbow x, y, tip x, y).
+    begin: int,
+    end: int,
+) -> None:
+    """Targets ``begin`` to ``end`` of a batch (B, 2); a single target is a batch of one.
 
-    ``data`` holds the lengths, the lower and the upper limits (read where ``limited``).
+    ``data`` holds the lengths, the lower and the upper limits (read where the chain
+    is limited), ``options`` the solve's (``units.OPT_*``: the radii, whether limited,
+    the bend). Row b of ``out`` (B, 14) gets target b's angles (2), joints (3 x 2),
+    and ``units.RESULT_FIELDS``, as the iterative methods' rows do.
     """
+    outer = options[OPT_OUTER]
+    inner = options[OPT_INNER]
+    limited = options[OPT_LIMITED] != 0.0
+    bend = int(options[OPT_BEND])
     l1, l2, e, up, down = chain_scale(data, outer)
-    out[2] = 0.0
-    out[3] = 0.0
     scratch = np.empty(SCRATCH)
     digits = scratch[SCRATCH - 2 :].view(np.int64)  # one allocation, as without limits
-    result = solve_target(
-        l1, l2, outer, inner, e, up, down, bend, limited, data, tx, ty, scratch, digits
-    )
-    out[0] = scratch[0]
-    out[1] = scratch[1]
-    for i in range(2, 6):
-        out[i + 2] = scratch[i]
-    return result
-
-
-_MANY = (
-    "void(float64[::1], boolean, float64, float64, int64, float64[:, ::1], float64[:, ::1],"
-    " float64[:, :, ::1], float64[::1], float64[::1], boolean[::1], int64[::1])"
-)
-
-
-@kernel(_MANY, parallel=True)
-def solve_batch(
-    data: np.ndarray,
-    limited: bool,
-    outer: float,
-    inner: float,
-    bend: int,
-    targets: np.ndarray,
-    angles: np.ndarray,
-    joints: np.ndarray,
-    error: np.ndarray,
-    min_error: np.ndarray,
-    reachable: np.ndarray,
-    codes: np.ndarray,
-) -> None:
-    """Targets (B, 2) in parallel; angles (B, 2), joints (B, 3, 2), then per target."""
-    l1, l2, e, up, down = chain_scale(data, outer)
-    count = targets.shape[0]
-    chunks = min(count, CHUNKS)
-    for chunk in numba.prange(chunks):
-        scratch = np.empty(SCRATCH)
-        digits = scratch[SCRATCH - 2 :].view(np.int64)
-        for b in range(chunk * count // chunks, (chunk + 1) * count // chunks):
-            result = solve_target(
-                l1,
-                l2,
-                outer,
-                inner,
-                e,
-                up,
-                down,
-                bend,
-                limited,
-                data,
-                targets[b, 0],
-                targets[b, 1],
-                scratch,
-                digits,
-            )
-            error[b], min_error[b], reachable[b], codes[b] = result
-            angles[b, 0] = scratch[0]
-            angles[b, 1] = scratch[1]
-            joints[b, 0, 0] = 0.0
-            joints[b, 0, 1] = 0.0
-            joints[b, 1, 0] = scratch[2]
-            joints[b, 1, 1] = scratch[3]
-            joints[b, 2, 0] = scratch[4]
-            joints[b, 2, 1] = scratch[5]
+    results = 8  # where a row's results begin, after the angles and joints
+    for b in range(begin, end):
+        error, min_error, reachable, code = solve_target(
+            l1,
+            l2,
+            outer,
+            inner,
+            e,
+            up,
+            down,
+            bend,
+            limited,
+            data,
+            targets[b, 0],
+            targets[b, 1],
+            scratch,
+            digits,
+        )
+        row = out[b]
+        row[0] = scratch[0]
+        row[1] = scratch[1]
+        row[2] = 0.0
+        row[3] = 0.0
+        for k in range(2, 6):
+            row[k + 2] = scratch[k]
+        row[results + ERROR] = error
+        row[results + MIN_ERROR] = min_error
+        row[results + REACHABLE] = 1.0 if reachable else 0.0
+        row[results + ITERATIONS] = 0.0
+        row[results + CODE] = code
+        row[results + CERTIFIED] = 1.0

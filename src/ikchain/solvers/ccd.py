@@ -18,28 +18,32 @@ import math
 import numpy as np
 
 from ikchain.solvers.compiled import joints_into, kernel
+from ikchain.solvers.records import KNOB_DAMPING, KNOB_LIMITED, KNOB_MAX_STEP
 
 
 @kernel()
 def step(
-    lengths: np.ndarray,
-    angles: np.ndarray,
-    joints: np.ndarray,
+    chain: np.ndarray,
+    knobs: np.ndarray,
     tx: float,
     ty: float,
-    damping: float,
-    max_step: float,
-    limited: bool,
-    lows: np.ndarray,
-    highs: np.ndarray,
+    angles: np.ndarray,
+    joints: np.ndarray,
     new_angles: np.ndarray,
     new_joints: np.ndarray,
+    work: np.ndarray,
 ) -> None:
     """One sweep from pose ``angles`` (joints ``joints``) into ``new_angles``/``new_joints``.
 
-    ``max_step`` is the largest turn of one joint (rad; ``inf`` for none); ``lows``
-    and ``highs`` bound each joint where ``limited``.
+    The signature of every step (:mod:`ikchain.solvers.loop`): ``chain`` (3, n) holds
+    the lengths, the lower and the upper limits (read where the chain is limited),
+    ``knobs`` the options (``units.KNOB_*``), ``work`` scratch (unused here).
+    ``max_step`` is the largest turn of one joint (rad; ``inf`` for none).
     """
+    lengths, lows, highs = chain[0], chain[1], chain[2]
+    damping = knobs[KNOB_DAMPING]
+    max_step = knobs[KNOB_MAX_STEP]
+    limited = knobs[KNOB_LIMITED] != 0.0
     n = lengths.size
     for i in range(n):
         new_angles[i] = angles[i]

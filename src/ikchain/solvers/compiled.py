@@ -27,7 +27,6 @@ import hashlib
 import math
 import os
 import tempfile
-import types
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -134,17 +133,18 @@ def _at_opt_level(compile: Callable[..., Any]) -> Callable[..., Any]:
     return at_level
 
 
-def kernel(
-    signature: str | None = None, *, parallel: bool = False
-) -> Callable[[Callable[..., Any]], Any]:
+def kernel(signature: str | None = None) -> Callable[[Callable[..., Any]], Any]:
     """``numba.njit`` with the guarded cache; ``signature`` compiles eagerly on demand.
 
     Kernels with a signature are compiled by :func:`compile_all` (once per process,
     from the disk cache when it is warm), so that no solve pays for compilation.
+    Every kernel releases the GIL (``nogil``): a batch runs on several threads, each
+    solving a range of it (:func:`ikchain.solvers.threads.run`), and so do callers'
+    own threads. None is compiled with ``parallel=True``, whose compile costs seconds.
     """
 
     def decorate(function: Callable[..., Any]) -> Any:
-        dispatcher = numba.njit(parallel=parallel, nogil=True, error_model="numpy")(function)
+        dispatcher = numba.njit(nogil=True, error_model="numpy")(function)
         # no writable folder anywhere: numba's NullCache stays, compiled in memory
         with contextlib.suppress(RuntimeError, OSError):
             dispatcher._cache = _KernelCache(function)  # type: ignore[attr-defined]
@@ -155,15 +155,6 @@ def kernel(
         return dispatcher
 
     return decorate
-
-
-def renamed(function: Callable[..., Any], name: str) -> Callable[..., Any]:
-    """The same code under another name: numba caches each compiled flavour by name, so
-    a batch kernel compiled for every core and for one needs two names."""
-    copy = types.FunctionType(function.__code__, function.__globals__, name)
-    copy.__qualname__ = name
-    copy.__doc__ = function.__doc__
-    return copy
 
 
 def compile_all(progress: Callable[[int, int, str], None] | None = None) -> None:

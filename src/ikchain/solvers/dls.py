@@ -39,6 +39,7 @@ import math
 import numpy as np
 
 from ikchain.solvers.compiled import joints_into, kernel, wrap_angle
+from ikchain.solvers.records import KNOB_BIAS, KNOB_DAMPING, KNOB_LIMITED, KNOB_PULL
 
 #: λ² per squared metre of end error.
 ERROR_WEIGHT = 0.03
@@ -50,28 +51,29 @@ RETRIES = 6
 
 @kernel()
 def step(
-    lengths: np.ndarray,
-    bias: float,
-    angles: np.ndarray,
-    joints: np.ndarray,
+    chain: np.ndarray,
+    knobs: np.ndarray,
     tx: float,
     ty: float,
-    damping: float,
-    limited: bool,
-    lows: np.ndarray,
-    highs: np.ndarray,
+    angles: np.ndarray,
+    joints: np.ndarray,
     new_angles: np.ndarray,
     new_joints: np.ndarray,
     work: np.ndarray,
-    pull: float,
 ) -> None:
     """One iteration into ``new_angles``/``new_joints``; ``work``: scratch (>= 7, >= n).
 
-    ``damping`` is the fraction of each step taken, as for CCD; the
-    Levenberg-Marquardt λ is chosen by the solver itself. ``pull`` is the rest
-    pose's gain (0 for none; the rest pose is ``work[5]``). When no step lowers the
-    error the pose stays (the loop reports a stall).
+    The signature of every step (see :func:`ikchain.solvers.ccd.step`). The damping
+    is the fraction of each step taken, as for CCD; the Levenberg-Marquardt λ is
+    chosen by the solver itself, from ``bias`` up. ``pull`` is the rest pose's gain
+    (0 for none; the rest pose is ``work[5]``). When no step lowers the error the
+    pose stays (the loop reports a stall).
     """
+    lengths, lows, highs = chain[0], chain[1], chain[2]
+    damping = knobs[KNOB_DAMPING]
+    bias = knobs[KNOB_BIAS]
+    pull = knobs[KNOB_PULL]
+    limited = knobs[KNOB_LIMITED] != 0.0
     n = lengths.size
     aimed = work[0]
     xs = work[1]  # joints 1..n of the aimed pose

@@ -23,26 +23,29 @@ import numpy as np
 
 from ikchain.solvers.compiled import joints_into, kernel, norm, wrap_angle
 from ikchain.solvers.limited import nearest_within
+from ikchain.solvers.records import KNOB_LIMITED
 
 
 @kernel()
 def step(
-    lengths: np.ndarray,
-    angles: np.ndarray,
-    joints: np.ndarray,
+    chain: np.ndarray,
+    knobs: np.ndarray,
     tx: float,
     ty: float,
-    limited: bool,
-    lows: np.ndarray,
-    highs: np.ndarray,
+    angles: np.ndarray,
+    joints: np.ndarray,
     new_angles: np.ndarray,
     new_joints: np.ndarray,
     work: np.ndarray,
 ) -> None:
     """One backward and forward pass; ``work`` is scratch of shape (>= 2, >= n).
 
-    ``lows`` and ``highs`` bound each joint where ``limited``.
+    The signature of every step (see :func:`ikchain.solvers.ccd.step`); ``chain`` (3,
+    n) holds the lengths and the limits, which bound each joint where the chain is
+    limited.
     """
+    lengths, lows, highs = chain[0], chain[1], chain[2]
+    limited = knobs[KNOB_LIMITED] != 0.0
     n = lengths.size
     cs = work[0]
     ss = work[1]

@@ -35,15 +35,14 @@ from __future__ import annotations
 
 import math
 
-import numba
 import numpy as np
 
 from ikchain.solvers import methods
-from ikchain.solvers.compiled import copy_into, kernel, norm, renamed, wrap_angle
+from ikchain.solvers.compiled import copy_into, kernel, norm, wrap_angle
 from ikchain.solvers.cosines import pose
 from ikchain.solvers.methods import ARC_BONES
+from ikchain.solvers.records import OPT_BEND, OPT_OUTER, OPT_TOLERANCE
 from ikchain.solvers.units import (
-    CHUNKS,
     chain_units,
     gap_to_annulus,
     unit_target,
@@ -234,7 +233,7 @@ def two_bone(
 
 
 #: :func:`ikchain.solvers.methods.search_budget`, compiled (one implementation).
-search_budget = numba.njit(methods.search_budget)
+search_budget = kernel()(methods.search_budget)
 
 
 @kernel()
@@ -505,43 +504,25 @@ def reach_target(
     found[FOUND_POSED] = 1.0 if posed else 0.0
 
 
-_ONE = "void(float64[::1], float64, float64, float64, float64, int64, float64[::1])"
+#: What :func:`reach_range` takes (see ``compiled.kernel``).
+SIGNATURE = "void(float64[::1], float64[::1], float64[:, ::1], float64[:, ::1], int64, int64)"
 
 
-@kernel(_ONE)
-def reach_one(
+@kernel(SIGNATURE)
+def reach_range(
     data: np.ndarray,
-    outer: float,
-    tx: float,
-    ty: float,
-    tolerance: float,
-    bend: int,
-    found: np.ndarray,
-) -> None:
-    """One target: ``found`` (n + 3) gets what the search found (see ``FOUND_*``)."""
-    reach_target(data, outer, tx, ty, tolerance, bend, np.empty(data.size // 3), found)
-
-
-_MANY = "void(float64[::1], float64, float64[:, ::1], float64, int64, float64[:, ::1])"
-
-
-def _reach_many(
-    data: np.ndarray,
-    outer: float,
+    options: np.ndarray,
     targets: np.ndarray,
-    tolerance: float,
-    bend: int,
     found: np.ndarray,
+    begin: int,
+    end: int,
 ) -> None:
-    """Targets (B, 2), in chunks over the cores: ``found`` (B, n + 3)."""
-    count = targets.shape[0]
-    chunks = min(count, CHUNKS)
-    for chunk in numba.prange(chunks):
-        unit = np.empty(data.size // 3)
-        for b in range(chunk * count // chunks, (chunk + 1) * count // chunks):
-            reach_target(data, outer, targets[b, 0], targets[b, 1], tolerance, bend, unit, found[b])
-
-
-#: The batch on every core, and on one (small batches, where starting threads costs more).
-reach_batch = kernel(_MANY, parallel=True)(renamed(_reach_many, "reach_batch"))
-reach_batch_serial = kernel(_MANY)(renamed(_reach_many, "reach_batch_serial"))
+    """Targets ``begin`` to ``end`` of a batch (B, 2): row b of ``found`` (B, n + 3)
+    gets what the search found for target b (see ``FOUND_*``). ``options``: the
+    solve's (``units.OPT_*``: ΣL, the tolerance, the bend)."""
+    unit = np.empty(data.size // 3)
+    outer = options[OPT_OUTER]
+    tolerance = options[OPT_TOLERANCE]
+    bend = int(options[OPT_BEND])
+    for b in range(begin, end):
+        reach_target(data, outer, targets[b, 0], targets[b, 1], tolerance, bend, unit, found[b])

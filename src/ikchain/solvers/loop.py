@@ -2,7 +2,11 @@
 
 The loop owns the budget (``max_iterations``), the goal (``tolerance``), the stop
 rules and the trace; a solver supplies only its *step* (``ccd.step``,
-``fabrik.step``, ``dls.step``): the next pose from the current one.
+``fabrik.step``, ``dls.step``): the next pose from the current one. Every step has
+the same signature, ``step(chain, knobs, tx, ty, angles, joints, new_angles,
+new_joints, work)``, and the loop calls whichever it was compiled with: each
+method's loop is compiled apart (:data:`SOLVE`), so a first solve compiles only its
+own method.
 
 Stop rules, checked before the first step and after each one:
 
@@ -22,30 +26,56 @@ target more than 2²⁰⁰ ΣL away is moved along its ray to 2²⁰⁰ ΣL for 
 iterations (every pose is then equally far from it, to the last bit), and its
 error and min_error are computed in metres.
 
-:func:`solve_one` runs one target; :func:`solve_batch` runs many in parallel
-(``prange`` over chunks of targets), each through :func:`iterate`, so a target's
-answer is the same, to the bit, alone or in a batch.
+``SOLVE[method]`` is the one entry for a single target and for a batch alike: it
+solves targets ``begin`` to ``end`` of a batch (a single target is a batch of one),
+so a caller spreads a large batch over threads by handing each a range (the kernels
+release the GIL), and a target's answer is the same, to the bit, alone or in a
+batch.
 """
 
 from __future__ import annotations
 
 import math
+import types
+from collections.abc import Callable
+from typing import Any
 
-import numba
 import numpy as np
 
 from ikchain.solvers import ccd, dls, fabrik
-from ikchain.solvers.compiled import copy_into, joints_into, kernel, norm, renamed
+from ikchain.solvers.compiled import copy_into, joints_into, kernel, norm
 from ikchain.solvers.limited import FOUND_CERTIFIED, FOUND_MIN_ERROR, FOUND_POSE, FOUND_POSED
 from ikchain.solvers.methods import CODE, START_BEND
-from ikchain.solvers.units import (
-    CHUNKS,
+from ikchain.solvers.records import (
+    CERTIFIED,
     CONVERGED,
+    ERROR,
+    ITERATIONS,
+    KNOB_BIAS,
+    KNOB_DAMPING,
+    KNOB_FIELDS,
+    KNOB_LIMITED,
+    KNOB_MAX_STEP,
+    KNOB_PULL,
     MAX_ITERATIONS,
+    MIN_ERROR,
+    OPT_BEND,
+    OPT_DAMPING,
+    OPT_INNER,
+    OPT_LIMITED,
+    OPT_MAX_ITERATIONS,
+    OPT_MAX_STEP,
+    OPT_OUTER,
+    OPT_PULL,
+    OPT_TOLERANCE,
     OUTSIDE_LIMITS,
+    REACHABLE,
     STALLED,
     TOO_FAR,
     UNREACHABLE,
+)
+from ikchain.solvers.records import CODE as CODE_FIELD
+from ikchain.solvers.units import (
     chain_units,
     gap_to_annulus,
     times,
@@ -80,47 +110,56 @@ def changed(before: np.ndarray, after: np.ndarray) -> bool:
     return False
 
 
-@kernel()
+def step(
+    chain: np.ndarray,
+    knobs: np.ndarray,
+    tx: float,
+    ty: float,
+    angles: np.ndarray,
+    joints: np.ndarray,
+    new_angles: np.ndarray,
+    new_joints: np.ndarray,
+    work: np.ndarray,
+) -> None:
+    """Stands for the method's step: each method's copy of the loop names its own."""
+    raise NotImplementedError
+
+
 def iterate(
-    method: int,
-    lengths: np.ndarray,
-    bias: float,
-    limited: bool,
-    lows: np.ndarray,
-    highs: np.ndarray,
-    damping: float,
-    max_step: float,
+    chain: np.ndarray,
+    knobs: np.ndarray,
     tx: float,
     ty: float,
     min_error: float,
     tolerance: float,
     max_iterations: int,
-    pull: float,
     seed_error: float,
     angles: np.ndarray,
     joints: np.ndarray,
     work: np.ndarray,
     trace: np.ndarray,
 ) -> tuple[float, int, int]:
-    """Run ``method``'s step from the pose in ``angles[0]`` until a stop rule fires.
+    """Run :func:`step` from the pose in ``angles[0]`` until a stop rule fires.
 
-    Parameters are in chain units. ``angles`` (2, n) and ``joints`` (2, n + 1, 2)
-    hold the current and the next pose; on return the final pose and its joints are
-    in ``angles[0]`` and ``joints[0]``. ``work`` (STEP_ROWS + 1, n) is the step's
-    scratch (DLS reads its rest pose, pulled with gain ``pull``, from row
-    ``REST_ROW``). A finite ``seed_error`` is the end error of the pose in row
-    ``SEED_ROW``, the nearest the reach search found: the solve jumps there, as one
-    iteration, when the target is out of reach, or when it would otherwise stop (it
-    stalled, or this is its last iteration) farther from the target than the seed.
-    Row k of ``trace`` (room, 1 + n) gets the end error and the pose before
-    the first iteration (k = 0) and after iteration k, as far as it has room.
+    Parameters are in chain units: ``chain`` (3, n) the lengths and limits, ``knobs``
+    the step's options (``units.KNOB_*``). ``angles`` (2, n) and ``joints`` (2, n +
+    1, 2) hold the current and the next pose; on return the final pose and its
+    joints are in ``angles[0]`` and ``joints[0]``. ``work`` (STEP_ROWS + 1, n) is the
+    step's scratch (DLS reads its rest pose from row ``REST_ROW``). A finite
+    ``seed_error`` is the end error of the pose in row ``SEED_ROW``, the nearest the
+    reach search found: the solve jumps there, as one iteration, when the target is
+    out of reach, or when it would otherwise stop (it stalled, or this is its last
+    iteration) farther from the target than the seed. Row k of ``trace`` (room, 1 +
+    n) gets the end error and the pose before the first iteration (k = 0) and after
+    iteration k, as far as it has room.
 
     Returns
     -------
     error, iterations, code
     """
-    n = lengths.size
-    current, following = 0, 1
+    n = chain.shape[1]
+    lengths = chain[0]
+    current, following = 0, 1  # the pose rows: this iteration's and the next one's
     joints_into(lengths, angles[0], joints[0])
     error = norm(joints[0, n, 0] - tx, joints[0, n, 1] - ty)
     room = trace.shape[0]
@@ -151,52 +190,8 @@ def iterate(
         elif iterations >= max_iterations:
             code = MAX_ITERATIONS
             break
-        elif method == CCD:
-            ccd.step(
-                lengths,
-                before,
-                joints[current],
-                tx,
-                ty,
-                damping,
-                max_step,
-                limited,
-                lows,
-                highs,
-                after,
-                joints[following],
-            )
-        elif method == FABRIK:
-            fabrik.step(
-                lengths,
-                before,
-                joints[current],
-                tx,
-                ty,
-                limited,
-                lows,
-                highs,
-                after,
-                joints[following],
-                work,
-            )
         else:
-            dls.step(
-                lengths,
-                bias,
-                before,
-                joints[current],
-                tx,
-                ty,
-                damping,
-                limited,
-                lows,
-                highs,
-                after,
-                joints[following],
-                work,
-                pull,
-            )
+            step(chain, knobs, tx, ty, before, joints[current], after, joints[following], work)
         moved = changed(before, after)
         current, following = following, current
         iterations += 1
@@ -238,24 +233,13 @@ def start_pose(
     return True
 
 
-@kernel()
 def solve_target(
-    method: int,
-    lengths: np.ndarray,
-    outer: float,
-    inner: float,
-    unit_lengths: np.ndarray,
+    options: np.ndarray,
+    chain: np.ndarray,
     e: int,
     up: float,
     down: float,
-    limited: bool,
-    lows: np.ndarray,
-    highs: np.ndarray,
-    damping: float,
-    max_step: float,
-    tolerance: float,
-    max_iterations: int,
-    pull: float,
+    knobs: np.ndarray,
     found: np.ndarray,
     tx: float,
     ty: float,
@@ -266,20 +250,23 @@ def solve_target(
 ) -> tuple[float, float, bool, int, int, bool]:
     """One target from the start pose in ``angles[0]``: scale in, :func:`iterate`, scale out.
 
-    On a limited chain ``found`` holds what the reach search found
-    (:func:`ikchain.solvers.limited.reach_one`): ``min_error`` under the limits, and
-    for DLS the nearest pose as a seed; unlimited, it is empty. On
-    return ``angles[0]`` and ``joints[0]`` (m) hold the answer, ``trace`` its errors
-    (m). Returns ``(error, min_error, reachable, iterations, code, certified)`` in
-    metres; ``certified`` False: ``min_error`` is a lower bound (the search's budget
-    ran out).
+    ``chain`` (3, n) holds the lengths in chain units (``2**-e`` of the chain's) and
+    the limits; ``knobs`` gets the step's options for this chain. On a limited chain
+    ``found`` holds what the reach search found
+    (:func:`ikchain.solvers.limited.reach_range`): ``min_error`` under the limits,
+    and for DLS the nearest pose as a seed; unlimited, it is empty. On return
+    ``angles[0]`` and ``joints[0]`` (m) hold the answer, ``trace`` its errors (m).
+    Returns ``(error, min_error, reachable, iterations, code, certified)`` in metres;
+    ``certified`` False: ``min_error`` is a lower bound (the search's budget ran out).
     """
-    n = lengths.size
+    n = chain.shape[1]
+    outer = options[OPT_OUTER]
+    tolerance = options[OPT_TOLERANCE]
     if not within_floats(tx, ty, outer):
         return 0.0, 0.0, False, 0, TOO_FAR, True
     outer_unit = times(outer, -e, down)
-    inner_unit = times(inner, -e, down)
-    bias = dls.BIAS * outer_unit**2
+    inner_unit = times(options[OPT_INNER], -e, down)
+    knobs[KNOB_BIAS] = dls.BIAS * outer_unit**2
     unit_tol = unit_tolerance(tolerance, e, down, up)
     ux, uy, moved_in = unit_target(tx, ty, e, down)
     min_error = gap_to_annulus(norm(ux, uy), inner_unit, outer_unit)
@@ -288,26 +275,18 @@ def solve_target(
     if found.size > 0:
         min_error = found[FOUND_MIN_ERROR]
         certified = found[FOUND_CERTIFIED] != 0.0
-        seed = work[SEED_ROW]
-        copy_into(found[FOUND_POSE:], seed, 0)
-        if method == DLS and found[FOUND_POSED] != 0.0:
-            joints_into(unit_lengths, seed, joints[1])  # row 1 is free until the first step
+        copy_into(found[FOUND_POSE:], work[SEED_ROW], 0)
+        if SEEDS and found[FOUND_POSED] != 0.0:
+            joints_into(chain[0], work[SEED_ROW], joints[1])  # row 1 is free until a step
             seed_error = norm(joints[1, n, 0] - ux, joints[1, n, 1] - uy)
     error, iterations, code = iterate(
-        method,
-        unit_lengths,
-        bias,
-        limited,
-        lows,
-        highs,
-        damping,
-        max_step,
+        chain,
+        knobs,
         ux,
         uy,
         min_error,
         unit_tol,
-        max_iterations,
-        pull,
+        int(options[OPT_MAX_ITERATIONS]),
         seed_error,
         angles,
         joints,
@@ -325,8 +304,8 @@ def solve_target(
     reachable = min_error == 0.0
     if moved_in:  # errors in metres; every pose was equally far (see the module notes)
         error = norm(final[n, 0] - tx, final[n, 1] - ty)
-        min_error = gap_to_annulus(norm(tx, ty), inner, outer)
-        if limited:  # every pose is as far as the nearest, to the last bit
+        min_error = gap_to_annulus(norm(tx, ty), options[OPT_INNER], outer)
+        if options[OPT_LIMITED] != 0.0:  # every pose is as far as the nearest, to the bit
             min_error = error
         code = CONVERGED if error <= tolerance else UNREACHABLE
         if trace.shape[0] > 0:
@@ -345,193 +324,135 @@ def solve_target(
 
 
 @kernel()
-def workspace(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """One allocation for a target's scratch: unit lengths (n), angles (2, n), joints
-    (2, n + 1, 2), the step's work and the seed (STEP_ROWS + 1, n)."""
+def workspace(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """One allocation for a range of targets' scratch: the chain in chain units and
+    its limits (3, n), angles (2, n), joints (2, n + 1, 2), the step's work and the
+    seed (STEP_ROWS + 1, n), the knobs."""
     rows = STEP_ROWS + 1
-    space = np.empty((3 + rows) * n + 4 * (n + 1))
-    unit = space[:n]
-    angles = space[n : 3 * n].reshape((2, n))
-    work = space[3 * n : (3 + rows) * n].reshape((rows, n))
-    joints = space[(3 + rows) * n :].reshape((2, n + 1, 2))
-    return unit, angles, joints, work
+    knobs = len(KNOB_FIELDS)
+    space = np.empty((5 + rows) * n + 4 * (n + 1) + knobs)
+    chain = space[: 3 * n].reshape((3, n))
+    angles = space[3 * n : 5 * n].reshape((2, n))
+    work = space[5 * n : (5 + rows) * n].reshape((rows, n))
+    joints = space[(5 + rows) * n : (5 + rows) * n + 4 * (n + 1)].reshape((2, n + 1, 2))
+    return chain, angles, joints, work, space[space.size - knobs :]
 
 
-_ONE = (
-    "Tuple((float64, float64, boolean, int64, int64, boolean))(int64, float64[::1], boolean,"
-    " float64, float64, boolean, int64, float64, float64, int64, float64, float64, float64,"
-    " float64[::1], float64, float64[::1], float64[::1], float64[:, ::1])"
-)
-
-
-@kernel(_ONE)
-def solve_one(
-    method: int,
+def solve_range(
     data: np.ndarray,
-    limited: bool,
-    outer: float,
-    inner: float,
-    has_start: bool,
-    bend: int,
-    tx: float,
-    ty: float,
-    max_iterations: int,
-    tolerance: float,
-    damping: float,
-    max_step: float,
-    rest: np.ndarray,
-    pull: float,
-    found: np.ndarray,
-    buffer: np.ndarray,
-    trace: np.ndarray,
-) -> tuple[float, float, bool, int, int, bool]:
-    """One target.
-
-
-    ``data`` (3n,) holds the lengths, then each joint's lower and upper limit (used
-    where ``limited``). ``buffer`` (3n + 2) holds the start pose in its first n
-    entries when ``has_start`` (else the bent default is used), and gets the answer:
-    the angles (n), then the joints (n + 1, 2). ``rest`` (n) is the rest pose, pulled
-    with gain ``pull`` (DLS; 0 and any array for none). ``found`` is what the reach
-    search found on a limited chain (empty for a free one). ``trace``: see
-    :func:`iterate`.
-
-    Returns ``(error, min_error, reachable, iterations, code, certified)``.
-    """
-    n = data.size // 3
-    lengths = data[:n]
-    lows = data[n : 2 * n]
-    highs = data[2 * n :]
-    unit, angles, joints, work = workspace(n)
-    e, up, down = chain_units(lengths, outer, unit)
-    if pull > 0.0:
-        copy_into(rest, work[REST_ROW], 0)
-    if not start_pose(has_start, buffer, bend, limited, lows, highs, angles[0]):
-        return 0.0, 0.0, False, 0, OUTSIDE_LIMITS, True
-    result = solve_target(
-        method,
-        lengths,
-        outer,
-        inner,
-        unit,
-        e,
-        up,
-        down,
-        limited,
-        lows,
-        highs,
-        damping,
-        max_step,
-        tolerance,
-        max_iterations,
-        pull,
-        found,
-        tx,
-        ty,
-        angles,
-        joints,
-        work,
-        trace,
-    )
-    for i in range(n):
-        buffer[i] = angles[0, i]
-    for i in range(n + 1):
-        buffer[n + 2 * i] = joints[0, i, 0]
-        buffer[n + 2 * i + 1] = joints[0, i, 1]
-    return result
-
-
-_MANY = (
-    "void(int64, float64[::1], boolean, float64, float64, float64[:, ::1], int64,"
-    " float64[:, ::1], int64, float64, float64, float64, float64[::1], float64,"
-    " float64[:, ::1], float64[:, :, ::1], float64[::1], float64[::1], boolean[::1],"
-    " int64[::1], int64[::1], boolean[::1], float64[:, ::1], float64[:, :, ::1])"
-)
-
-
-def _solve_many(
-    method: int,
-    data: np.ndarray,
-    limited: bool,
-    outer: float,
-    inner: float,
-    starts: np.ndarray,
-    bend: int,
+    options: np.ndarray,
     targets: np.ndarray,
-    max_iterations: int,
-    tolerance: float,
-    damping: float,
-    max_step: float,
+    starts: np.ndarray,
     rest: np.ndarray,
-    pull: float,
-    angles_out: np.ndarray,
-    joints_out: np.ndarray,
-    error: np.ndarray,
-    min_error: np.ndarray,
-    reachable: np.ndarray,
-    iterations: np.ndarray,
-    codes: np.ndarray,
-    certified: np.ndarray,
     found: np.ndarray,
+    out: np.ndarray,
     trace: np.ndarray,
+    begin: int,
+    end: int,
 ) -> None:
-    """Many targets (B, 2), in chunks over the cores; ``starts`` (B, n), (1, n) or
-    (0, n) for the bent default. ``trace`` (B, room, 1 + n) as in :func:`iterate`, or
-    (0, 0, 1 + n) for none; rows after a target stopped are NaN. ``found`` (B, n + 3)
-    is what the reach search found for each target on a limited chain, (0, n + 3) for
-    a free one.
+    """Targets ``begin`` to ``end`` of a batch (B, 2); a single target is a batch of one.
+
+    ``data`` (3n) holds the lengths, then each joint's lower and upper limit (read
+    where the chain is limited); ``options`` the solve's options (``units.OPT_*``).
+    ``starts`` (B, n), (1, n), or (0, n) for the bent default; ``rest`` (n) the rest
+    pose (DLS with a pull; any array without). ``found`` (B, n + 3) is what the reach
+    search found for each target on a limited chain, (0, n + 3) for a free one.
+    Row b of ``out`` (B, :func:`~ikchain.solvers.units.out_width` (n)) gets target
+    b's angles, joints and ``units.RESULT_FIELDS``. ``trace`` (B, room, 1 + n) as in
+    :func:`iterate`, or (0, 0, 1 + n) for none; rows after a target stopped are NaN.
     """
     n = data.size // 3
-    lengths = data[:n]
-    lows = data[n : 2 * n]
-    highs = data[2 * n :]
-    count = targets.shape[0]
+    chain, angles, joints, work, knobs = workspace(n)
+    e, up, down = chain_units(data[:n], options[OPT_OUTER], chain[0])
+    copy_into(data[n : 2 * n], chain[1], 0)
+    copy_into(data[2 * n :], chain[2], 0)
+    lows, highs = chain[1], chain[2]
+    limited = options[OPT_LIMITED] != 0.0
+    knobs[KNOB_DAMPING] = options[OPT_DAMPING]
+    knobs[KNOB_MAX_STEP] = options[OPT_MAX_STEP]
+    knobs[KNOB_PULL] = options[OPT_PULL]
+    knobs[KNOB_LIMITED] = options[OPT_LIMITED]
+    if options[OPT_PULL] > 0.0:
+        copy_into(rest, work[REST_ROW], 0)
+    bend = int(options[OPT_BEND])
     recording = trace.shape[0] > 0
-    chunks = min(count, CHUNKS)
-    for chunk in numba.prange(chunks):
-        unit, angles, joints, work = workspace(n)
-        e, up, down = chain_units(lengths, outer, unit)
-        if pull > 0.0:
-            copy_into(rest, work[REST_ROW], 0)
-        no_trace = np.empty((0, n + 1))
-        none_found = np.empty(0)
-        for b in range(chunk * count // chunks, (chunk + 1) * count // chunks):
-            start = starts[b if starts.shape[0] > 1 else 0] if starts.shape[0] > 0 else unit
-            start_pose(starts.shape[0] > 0, start, bend, limited, lows, highs, angles[0])
-            rows = trace[b] if recording else no_trace
-            result = solve_target(
-                method,
-                lengths,
-                outer,
-                inner,
-                unit,
-                e,
-                up,
-                down,
-                limited,
-                lows,
-                highs,
-                damping,
-                max_step,
-                tolerance,
-                max_iterations,
-                pull,
-                found[b] if found.shape[0] > 0 else none_found,
-                targets[b, 0],
-                targets[b, 1],
-                angles,
-                joints,
-                work,
-                rows,
-            )
-            error[b], min_error[b], reachable[b], iterations[b], codes[b], certified[b] = result
-            copy_into(angles[0], angles_out[b], 0)
-            for i in range(n + 1):
-                copy_into(joints[0, i], joints_out[b, i], 0)
-            if recording:
-                rows[iterations[b] + 1 :, :] = np.nan
+    no_trace = np.empty((0, n + 1))
+    none_found = np.empty(0)
+    results = 3 * n + 2  # where a row's results begin, after the angles and joints
+    for b in range(begin, end):
+        row = out[b]
+        start = starts[b if starts.shape[0] > 1 else 0] if starts.shape[0] > 0 else lows
+        if not start_pose(starts.shape[0] > 0, start, bend, limited, lows, highs, angles[0]):
+            for k in range(row.size):
+                row[k] = 0.0
+            row[results + CODE_FIELD] = OUTSIDE_LIMITS
+            continue
+        rows = trace[b] if recording else no_trace
+        error, min_error, reachable, iterations, code, certified = solve_target(
+            options,
+            chain,
+            e,
+            up,
+            down,
+            knobs,
+            found[b] if found.shape[0] > 0 else none_found,
+            targets[b, 0],
+            targets[b, 1],
+            angles,
+            joints,
+            work,
+            rows,
+        )
+        copy_into(angles[0], row, 0)
+        for i in range(n + 1):
+            row[n + 2 * i] = joints[0, i, 0]
+            row[n + 2 * i + 1] = joints[0, i, 1]
+        row[results + ERROR] = error
+        row[results + MIN_ERROR] = min_error
+        row[results + REACHABLE] = 1.0 if reachable else 0.0
+        row[results + ITERATIONS] = iterations
+        row[results + CODE_FIELD] = code
+        row[results + CERTIFIED] = 1.0 if certified else 0.0
+        if recording:
+            for k in range(iterations + 1, rows.shape[0]):
+                for j in range(n + 1):
+                    rows[k, j] = np.nan
 
 
-#: The batch on every core, and on one (small batches, where starting threads costs more).
-solve_batch = kernel(_MANY, parallel=True)(renamed(_solve_many, "solve_batch"))
-solve_batch_serial = kernel(_MANY)(renamed(_solve_many, "solve_batch_serial"))
+#: What :func:`solve_range` takes (see ``compiled.kernel``).
+SIGNATURE = (
+    "void(float64[::1], float64[::1], float64[:, ::1], float64[:, ::1], float64[::1],"
+    " float64[:, ::1], float64[:, ::1], float64[:, :, ::1], int64, int64)"
+)
+#: Whether a method starts from the reach search's nearest pose when it would stop
+#: short of it (DLS); read by each method's copy of :func:`solve_target`.
+SEEDS = False
+
+
+def _method_loop(name: str, method_step: Callable[..., Any], seeds: bool) -> Any:
+    """:func:`solve_range` for one method: the loop's functions, copied with ``step``
+    (and ``SEEDS``) bound to the method's, each compiled under the method's name.
+
+    numba compiles a called function from the globals it was defined with, so each
+    copy gets its own namespace, in which ``iterate`` and ``solve_target`` are the
+    method's copies too.
+    """
+    namespace = dict(globals())
+    namespace["step"] = method_step
+    namespace["SEEDS"] = seeds
+    for function in (iterate, solve_target):
+        copy = types.FunctionType(function.__code__, namespace, f"{function.__name__}_{name}")
+        copy.__qualname__ = copy.__name__
+        namespace[function.__name__] = kernel()(copy)
+    entry = types.FunctionType(solve_range.__code__, namespace, f"solve_{name}")
+    entry.__qualname__ = entry.__name__
+    entry.__doc__ = solve_range.__doc__
+    return kernel(SIGNATURE)(entry)
+
+
+#: Each iterative method's compiled loop, by its code (``methods.CODE``).
+SOLVE: dict[int, Any] = {
+    CCD: _method_loop("ccd", ccd.step, seeds=False),
+    FABRIK: _method_loop("fabrik", fabrik.step, seeds=False),
+    DLS: _method_loop("dls", dls.step, seeds=True),
+}

@@ -2,7 +2,7 @@
 
 The kernels work on the chain divided by a power of two near its length ΣL (see
 :mod:`ikchain.solvers.loop`); these helpers do the exact scaling in and out, and hold
-the integer status codes (the order of :data:`ikchain.result.STATUS_BY_CODE`).
+the integer status codes (from :mod:`ikchain.solvers.records`).
 """
 
 from __future__ import annotations
@@ -12,20 +12,19 @@ import math
 import numpy as np
 
 from ikchain.solvers.compiled import kernel, norm
-
-# Status codes (the order of ikchain.result.STATUS_BY_CODE), and a refused target.
-CONVERGED, UNREACHABLE, STALLED, MAX_ITERATIONS = 0, 1, 2, 3
-TOO_FAR = -2
-OUTSIDE_LIMITS = -3
+from ikchain.solvers.records import (  # noqa: F401 (the kernels' codes, named here too)
+    CONVERGED,
+    MAX_ITERATIONS,
+    OUTSIDE_LIMITS,
+    STALLED,
+    TOO_FAR,
+    UNREACHABLE,
+)
 
 #: Targets beyond this many chain lengths are moved in along their ray (see ``loop``).
 FAR = 2.0**200
 #: The tolerance, in chain lengths, is capped here (beyond, every pose converges).
 TOLERANCE_CAP = 2.0**300
-#: A batch is cut into at most this many chunks, shared out among the threads.
-CHUNKS = 256
-
-
 # -- scale ----------------------------------------------------------------------------
 
 
