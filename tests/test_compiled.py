@@ -75,8 +75,8 @@ def test_no_writable_folder_anywhere_still_solves(tmp_path):
     # The system's temporary folder is the last resort; block it too (we run as any
     # user, possibly root, so a file in the way is the sure way to refuse a folder).
     code = (
-        "from ikchain.solvers import compiled; "
-        f"compiled._TempDir.root = {str(blocker / 'tmp')!r}; "
+        "from ikchain.solvers import kernelcache; "
+        f"kernelcache._TempDir.root = {str(blocker / 'tmp')!r}; "
         "import ikchain; from ikchain.solvers import analytic; "
         "r = ikchain.solve(ikchain.Chain([0.8, 0.6]), [1.4, 0.0], 'analytic'); "
         "print(type(analytic.solve_range._cache).__name__, r.status, r.angles.tolist())"
@@ -85,7 +85,7 @@ def test_no_writable_folder_anywhere_still_solves(tmp_path):
 
 
 def test_kernels_compile_at_their_level_and_leave_numba_as_it_was(tmp_path):
-    """Our kernels compile at compiled.OPT_LEVEL (1); numba's own level, which any other
+    """Our kernels compile at kernelcache.OPT_LEVEL (1); numba's own level, which any other
     code compiles at, is the same before and after (here set to 2 by the environment),
     and compile_kernels reports progress, ending with done == total."""
     code = (

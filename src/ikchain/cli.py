@@ -23,7 +23,7 @@ from ikchain.arguments import OneLineParser, integer_in
 from ikchain.caps import MAX_ANGLE
 from ikchain.chain import Chain
 from ikchain.formatting import format_result_json, format_result_text
-from ikchain.solvers import METHODS, solve
+from ikchain.solvers import DEFAULT_MAX_ITERATIONS, METHODS, interpret, solve
 
 
 def _floats(text: str) -> list[float]:
@@ -284,12 +284,12 @@ def _run_bench(argv: list[str]) -> int:
     return bench_main(argv)
 
 
-def _run_solve(args: argparse.Namespace) -> str:
+def _run_solve(args: argparse.Namespace, program: bool = False) -> str:
     with np.errstate(all="ignore"):  # the checks below say what went wrong, in one line
-        return _checked_solve(args)
+        return _checked_solve(args, program)
 
 
-def _checked_solve(args: argparse.Namespace) -> str:
+def _checked_solve(args: argparse.Namespace, program: bool) -> str:
     chain = Chain(args.lengths)
     if not math.isfinite(chain.total_length):
         raise ValueError(
@@ -299,7 +299,7 @@ def _checked_solve(args: argparse.Namespace) -> str:
     if not math.isfinite(math.hypot(*args.target[:2])):
         raise ValueError(f"target: expected a finite distance from the root, got {args.target}")
     try:
-        result = _solve(chain, args)
+        result = _solve(chain, args, program)
     except ArithmeticError as error:
         raise ValueError(
             "lengths and target: expected values within the solver's range, "
@@ -314,7 +314,20 @@ def _checked_solve(args: argparse.Namespace) -> str:
         ) from None
 
 
-def _solve(chain: Chain, args: argparse.Namespace) -> Any:
+#: The ``ikchain solve`` program runs the kernels as plain Python (``solvers.interpret``)
+#: up to this many bone-iterations (bones x the iteration budget), about half a second
+#: at worst; beyond it, compiling (seconds, once) or loading them (half a second) pays.
+INTERPRET_UP_TO = 100_000
+
+
+def _solve(chain: Chain, args: argparse.Namespace, program: bool = False) -> Any:
+    """The library's answer. ``program``: this process is the ``ikchain`` program, which
+    ends after this one solve, so a small one may run as plain Python (never for a
+    caller of :func:`main` in its own process, whose later solves it would slow)."""
+    budget = DEFAULT_MAX_ITERATIONS if args.iterations is None else args.iterations
+    if program and chain.n_bones * max(1, budget) <= INTERPRET_UP_TO:
+        with contextlib.suppress(RuntimeError):  # kernels already compiled: use them
+            interpret()
     result = solve(
         chain,
         args.target,
@@ -334,6 +347,7 @@ def _solve(chain: Chain, args: argparse.Namespace) -> Any:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``ikchain`` command; returns the exit status."""
+    from_command_line = argv is None
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv[:1] == ["bench"]:
         return _run_bench(argv[1:])
@@ -342,7 +356,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "lesson":
             return _run_lesson(args)
-        output = _run_tables(args) if args.command == "tables" else _run_solve(args)
+        if args.command == "tables":
+            output = _run_tables(args)
+        else:  # run as the program (argv from the command line): see _solve
+            output = _run_solve(args, program=from_command_line)
     except ValueError as error:
         print(f"ikchain: error: {error}", file=sys.stderr)
         return 2

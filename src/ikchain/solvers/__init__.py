@@ -56,6 +56,7 @@ __all__ = [
     "TAKES_LIMITS",
     "compile_kernels",
     "default_init",
+    "interpret",
     "solve",
 ]
 
@@ -95,6 +96,31 @@ def compile_kernels(progress: Callable[[int, int, str], None] | None = None) -> 
 
     _kernels()
     compiled.compile_all(progress)
+
+
+def interpret() -> None:
+    """Run the kernels as plain Python in this process, without importing numba.
+
+    The same code, giving the same answers to the bit; each solve runs about a
+    hundred times slower, but nothing is compiled or loaded, so a process that makes
+    one small solve (``ikchain solve``) answers in a fraction of a second, where
+    loading the compiled kernels takes half a second and compiling them seconds.
+    Call it before the first solve; ``IKCHAIN_JIT=0`` in the environment does the same.
+
+    Raises
+    ------
+    RuntimeError
+        If the kernels were already imported compiled.
+    """
+    global _interpreted
+    compiled = sys.modules.get("ikchain.solvers.compiled")
+    if compiled is not None and compiled.JIT:
+        raise RuntimeError("interpret: expected no solve yet, got kernels already compiled")
+    _interpreted = True
+
+
+#: Set by :func:`interpret`; read by :mod:`ikchain.solvers.compiled` when it is imported.
+_interpreted = False
 
 
 def default_init(chain: Chain, bend: int = 1) -> NDArray[np.float64]:

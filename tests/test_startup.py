@@ -1,0 +1,128 @@
+"""Start-up: a small solve needs no compiler, and plain Python gives the compiled answers.
+
+``solvers.interpret()`` (and ``IKCHAIN_JIT=0``) runs the kernels' own source as plain
+Python; ``ikchain solve`` does so for small solves, so that its first answer takes a
+fraction of a second instead of a compile. The expected values come from the compiled
+kernels in this process: the contract is that both runs of the one implementation
+agree to the bit, statuses and iteration counts included.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import ikchain
+from ikchain import cli
+
+CASES = [
+    # (lengths, limits or None, method, target)
+    ([0.8, 0.6], None, "analytic", [1.0, 0.5]),
+    ([0.8, 0.6], None, "dls", [1.0, 0.5]),
+    ([0.5, 0.4, 0.3], None, "ccd", [0.2, 0.9]),
+    ([0.5, 0.4, 0.3], None, "fabrik", [-0.7, 0.1]),
+    ([0.5, 0.4, 0.3, 0.2], [[-1.0, 1.0]] * 4, "dls", [0.3, -0.9]),
+    ([1.0, 1.0], None, "dls", [5.0, 0.0]),  # out of reach
+]
+
+
+def _in_subprocess(code: str, env: dict[str, str] | None = None) -> str:
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, **(env or {})},
+        check=True,
+    )
+    return done.stdout.strip()
+
+
+def _solve_all() -> list[dict[str, object]]:
+    rows = []
+    for lengths, limits, method, target in CASES:
+        chain = ikchain.Chain(lengths, limits=limits) if limits else ikchain.Chain(lengths)
+        result = ikchain.solve(chain, target, method)
+        batch = ikchain.solve(chain, np.array([target, [0.1, 0.2]]), method)
+        rows.append(
+            {
+                "angles": result.angles.tolist(),
+                "error": result.error,
+                "status": str(result.status),
+                "iterations": result.iterations,
+                "batch": batch.angles.tolist(),
+            }
+        )
+    return rows
+
+
+def test_interpreted_kernels_give_the_compiled_answers_without_numba() -> None:
+    """interpret() before the first solve: numba is never imported, and every answer is
+    the compiled one, to the bit."""
+    code = (
+        "import json, sys, ikchain; ikchain.solvers.interpret(); "
+        "from tests.test_startup import _solve_all; "
+        "rows = _solve_all(); print(json.dumps({'numba': 'numba' in sys.modules, 'rows': rows}))"
+    )
+    seen = json.loads(_in_subprocess(code))
+    assert seen["numba"] is False
+    assert seen["rows"] == _solve_all()  # this process runs the compiled kernels
+
+
+def test_the_environment_variable_interprets_too() -> None:
+    code = (
+        "import sys, ikchain; ikchain.solve(ikchain.Chain([1, 1]), [1, 1]); "
+        "print('numba' in sys.modules)"
+    )
+    assert _in_subprocess(code, {"IKCHAIN_JIT": "0"}) == "False"
+    assert _in_subprocess(code, {"IKCHAIN_JIT": "1"}) == "True"
+
+
+def test_interpret_after_a_compiled_solve_is_refused() -> None:
+    ikchain.solve(ikchain.Chain([1.0, 1.0]), [1.0, 1.0])  # the kernels, compiled
+    with pytest.raises(RuntimeError, match="interpret: expected no solve yet"):
+        ikchain.solvers.interpret()
+
+
+@pytest.mark.parametrize(
+    ("bones", "iterations", "numba"),
+    [
+        (2, None, False),  # the default budget, 200: plain Python
+        (500, 200, False),  # 100,000 bone-iterations: the documented limit, still plain
+        (500, 201, True),  # one more iteration: beyond it, compiled
+    ],
+)
+def test_the_program_interprets_small_solves_only(
+    bones: int, iterations: int | None, numba: bool
+) -> None:
+    """The ``ikchain solve`` program skips numba up to 100,000 bone-iterations (bones x
+    budget) and uses the compiled kernels beyond; the printed answer is the library's
+    either way."""
+    argv = ["solve", "--lengths", ",".join(["0.01"] * bones), "--target", "1,0.5", "--json"]
+    if iterations is not None:
+        argv += ["--iterations", str(iterations)]
+    code = (
+        "import sys, atexit; from ikchain.cli import main; "
+        "atexit.register(lambda: print('numba' in sys.modules)); "
+        f"sys.argv = ['ikchain', *{argv!r}]; sys.exit(main())"
+    )
+    *printed, seen = _in_subprocess(code).splitlines()
+    assert seen == str(numba)
+    expected = ikchain.solve(ikchain.Chain([0.01] * bones), [1.0, 0.5], max_iterations=iterations)
+    angles = json.loads("\n".join(printed))["angles"]
+    assert angles == pytest.approx(expected.angles.tolist(), abs=1e-12)
+    assert cli.INTERPRET_UP_TO == 100_000  # the limit these cases straddle
+
+
+def test_main_called_in_process_never_interprets() -> None:
+    """A caller of main([...]) keeps compiled kernels for its later solves."""
+    code = (
+        "import sys; from ikchain.cli import main; "
+        "main(['solve', '--lengths', '1,1', '--target', '1,1']); print('numba' in sys.modules)"
+    )
+    assert _in_subprocess(code).splitlines()[-1] == "True"
