@@ -106,4 +106,4 @@ def test_a_family_frame_draws_the_closed_form_pose_and_iterates_nothing(
         expected = family.angles_from_family4(chain, target, family_value)
     assert answer["result"]["angles"] == expected.tolist()
     assert answer["result"]["iterations"] == 0
-    assert answer["status"] == "converged"
+    assert answer["result"]["status"] == "converged"

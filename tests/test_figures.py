@@ -37,13 +37,16 @@ def frame(joints: list[list[float]], target: list[float], *, inner: float = 0.2)
     outer = sum(math.dist(a, b) for a, b in itertools.pairwise(joints))
     reachable = inner <= math.hypot(*target) <= outer
     return {
-        "result": {"joints": joints, "end": joints[-1]},
-        "target": target,
+        "result": {
+            "joints": joints,
+            "end": joints[-1],
+            "target": target,
+            "reachable": reachable,
+            "status": "converged" if reachable else "unreachable",
+        },
         "reach": {"inner": inner, "outer": outer},
         "readings": {"target": f"({target[0]:.4f}, {target[1]:.4f})"},
-        "reachable": reachable,
         "gap": not reachable,
-        "status": "converged" if reachable else "unreachable",
         "family": None,
         "settled": True,
     }
@@ -152,7 +155,8 @@ def test_four_bones_draw_three_inner_joints() -> None:
 
 
 def test_bad_frames_are_refused() -> None:
-    bad = {**TWO_BONES, "result": {"joints": [[0.0, 0.0], [0.8, 0.0], [0.8, math.nan]]}}
+    joints = [[0.0, 0.0], [0.8, 0.0], [0.8, math.nan]]
+    bad = {**TWO_BONES, "result": {**TWO_BONES["result"], "joints": joints}}
     with pytest.raises(ValueError, match="finite"):
         figures.svg_from_frame(bad, figure_id="f")
     flat = {**TWO_BONES, "reach": {"inner": 0.0, "outer": 0.0}}
@@ -244,6 +248,8 @@ def test_page_figures_are_drawn_from_their_default_frames() -> None:
             ]
             assert points == fig["frame"]["result"]["joints"]
             ring = one(root, "target-ring")
-            assert [float(ring.get("cx")), float(ring.get("cy"))] == fig["frame"]["target"]
+            assert [float(ring.get("cx")), float(ring.get("cy"))] == fig["frame"]["result"][
+                "target"
+            ]
             seen += 1
     assert seen == 5  # 2.1 to 2.5 (2.6 plays a path instead of a drag figure)

@@ -116,8 +116,14 @@ def test_outcome_map_is_the_librarys_status_and_reach_from_the_figures_start():
             limits=chain.limits.tolist(),
         )["frame"]
         least = float(ikchain.solve(chain, target, "ccd", max_iterations=0).min_error)
-        expected = "out" if least > 0 else "reached" if frame["status"] == "converged" else "stuck"
-        assert found.outcome_at("ccd", target) == expected, (target, frame["status"])
+        expected = (
+            "out"
+            if least > 0
+            else "reached"
+            if frame["result"]["status"] == "converged"
+            else "stuck"
+        )
+        assert found.outcome_at("ccd", target) == expected, (target, frame["result"]["status"])
     ccd, dls = found.codes["ccd"], found.codes["dls"]
     assert np.array_equal(ccd == 2, dls == 2)  # "out" is the chain's, not the method's
     assert np.sum((ccd == 1) & (dls == 0)) > 100  # CCD stuck where DLS reaches
@@ -144,7 +150,7 @@ def test_stall_frame_draws_the_line_from_tip_to_ring():
     frame = ask(lengths=TWO, target=[1.0, 0.0], method="ccd", init=[0.0, 0.0], iterations=64)[
         "frame"
     ]
-    assert frame["status"] == "stalled"
+    assert frame["result"]["status"] == "stalled"
     assert frame["gap"] is True
     assert frame["readings"]["tip"] == "(1.4000, 0.0000)"
 
@@ -232,7 +238,7 @@ def test_table_3_rows_converge_at_their_tolerance_and_links_carry_it():
             damping=1.0,
             bend=link["bend"],
         )["frame"]
-        assert frame["status"] == "converged"
+        assert frame["result"]["status"] == "converged"
         assert frame["readings"]["error"] == ikchain.formatting.format_number(row[2], 6)
 
 
@@ -254,7 +260,7 @@ def test_table_2b_rows_beyond_the_cap_are_said_in_the_text():
         damping=1.0,
         bend=link["bend"],
     )["frame"]
-    assert frame["status"] == "max_iterations"
+    assert frame["result"]["status"] == "max_iterations"
     for lang in ("en", "zh"):
         said = " ".join(load_text(lang)["s22"]["t2b_live"])
         assert str(capped[0]["sweeps"]) in said and frame["readings"]["error"] in said

@@ -153,3 +153,83 @@ def test_the_page_escapes_its_data_once():
     assert raw.group(1) == context["data_json"]
     template = (SRC / "ikchain" / "web" / "templates" / "page.html").read_text(encoding="utf-8")
     assert re.search(r"data_json\s*\|\s*safe\s*}}", template)
+
+
+STATIC = SRC / "ikchain" / "web" / "static"
+
+
+def scripts() -> dict[str, str]:
+    return {p.name: p.read_text(encoding="utf-8") for p in sorted(STATIC.glob("*.js"))}
+
+
+def test_the_page_data_says_what_each_method_takes_as_solve_does():
+    """The method table the page reads is what ``solve`` itself accepts: an option the
+    table omits is refused, one it lists is taken; the closed form wants two bones."""
+    content = pytest.importorskip("ikchain.lesson.content")
+    import ikchain
+
+    facts = content.method_facts()
+    assert list(facts) == ["analytic", "ccd", "fabrik", "dls"]  # the method menu's order
+    two, three = ikchain.Chain([0.8, 0.6]), ikchain.Chain([0.5, 0.4, 0.3])
+    trial = {
+        "init": ("init", [0.1, 0.2]),
+        "iterations": ("max_iterations", 10),
+        "tolerance": ("tolerance", 1e-6),
+        "damping": ("damping", 0.5),
+        "bend": ("bend", 1),
+        "rest": ("rest", [0.1, 0.2]),
+    }
+    for method, fact in facts.items():
+        for key, (option, value) in trial.items():
+            kwargs = {option: value}
+            if option == "rest":
+                kwargs["rest_weight"] = 0.5
+            try:
+                ikchain.solve(two, [1.0, 0.5], method, **kwargs)
+                accepted = True
+            except ValueError:
+                accepted = False
+            assert accepted == (key in fact["takes"]), (method, key)
+        try:
+            ikchain.solve(three, [0.9, 0.5], method)
+            any_bones = True
+        except ValueError:
+            any_bones = False
+        assert (fact["bones"] is None) == any_bones, method
+    assert [m for m, f in facts.items() if f["replay"]] == ["ccd", "fabrik", "dls"]
+    assert [m for m, f in facts.items() if f["joint_steps"]] == ["ccd"]  # one joint a turn
+
+
+def test_no_script_decides_by_a_method_name():
+    """Every method fact comes from the server's data: no script spells a method."""
+    for name, text in scripts().items():
+        for method in ("analytic", "ccd", "fabrik", "dls"):
+            assert f'"{method}"' not in text and f"'{method}'" not in text, (name, method)
+
+
+def test_no_script_retypes_a_size_or_colour_the_server_draws_with():
+    """The joint radius and every other drawing size are figures.STYLE's, the limit
+    colours limits_page.limits_layer's: the scripts read the server's data and SVG."""
+    figures = pytest.importorskip("ikchain.lesson.figures")
+    limits_page = pytest.importorskip("ikchain.lesson.limits_page")
+    frame = {"reach": {"outer": 1.4}, "limits": {"arcs": [], "at_limit": []}}
+    layer = limits_page.limits_layer(frame, "", "", "clip")
+    colours = set(re.findall(r"#[0-9a-fA-F]{6}", layer))
+    assert len(colours) >= 3
+    for name, text in scripts().items():
+        for key, value in figures.STYLE.items():
+            assert not re.search(rf"(?<![\d.]){re.escape(str(value))}(?!\d)", text), (name, key)
+        for colour in colours:
+            assert colour.lower() not in text.lower(), (name, colour)
+
+
+def test_the_extensions_change_only_their_own_part_of_a_figure_and_no_labels():
+    """replay.js and choose.js write fig.state.replay / fig.state.choose and nothing
+    else of the figure's state (the rest goes through the figure's methods), and they
+    write into no shared labels."""
+    for name in ("replay.js", "choose.js", "motion.js"):
+        text = scripts()[name]
+        writes = re.findall(r"fig\.state\.(\w+)(?:\.\w+)*\s*=[^=]", text)
+        assert set(writes) <= {"replay", "choose"}, (name, writes)
+        assert not re.search(r"(API\.labels|LABELS)(\.\w+|\[[^\]]+\])+\s*=[^=]", text), name
+        assert "fig.replay" not in text and "fig.state.shown" not in text, name

@@ -158,7 +158,7 @@ def test_readings_say_no_and_how_far_for_a_target_below_the_shoulder():
     assert least.certified and least.min_error > 0.3  # the library's own answer
     frame = frame_of(target)
     readings = frame["readings"]
-    assert frame["reachable"] is False and readings["limits_reach"] == "no"
+    assert frame["result"]["reachable"] is False and readings["limits_reach"] == "no"
     assert readings["min_error"] == format_number(least.min_error, 6) == "0.315104"
     held = np.flatnonzero(frame["result"]["at_limit"])
     assert readings["held"] == ", ".join(
@@ -173,7 +173,7 @@ def test_readings_say_no_and_how_far_for_a_target_below_the_shoulder():
 
 def test_readings_say_yes_where_a_pose_within_the_limits_reaches():
     frame = frame_of([0.5, 0.0])
-    assert frame["reachable"] is True and frame["readings"]["limits_reach"] == "yes"
+    assert frame["result"]["reachable"] is True and frame["readings"]["limits_reach"] == "yes"
     assert ikchain.solve(arm(3), [0.5, 0.0], method="ccd", max_iterations=0).min_error == 0.0
 
 

@@ -232,8 +232,8 @@ def test_unconverged_at_the_edge_is_said_and_resting_solves_on(page: Any, server
     press(page, "ArrowLeft", 1)
     wait_idle(page, fig)
     page.wait_for_function(
-        "id => window.__ikchainFigures[id].state.frame.status !== 'max_iterations' || "
-        "window.__ikchainFigures[id].resting === 0",
+        "id => window.__ikchainFigures[id].state.frame.result.status !== 'max_iterations' || "
+        "window.__ikchainFigures[id].state.resting === 0",
         arg=fig,
     )
     assert reading(page, fig, "status") == text["status"]["converged"]

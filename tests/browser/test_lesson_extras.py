@@ -380,7 +380,7 @@ def test_limits_hold_the_chain_and_show_where_it_can_reach(page: Any, server_url
     frame = page.evaluate("id => window.__ikchainFigures[id].state.frame", fig)
     limits = page.evaluate("id => window.__ikchainChoose[id].limits()", fig)
     # in the circle, yet out of reach under the limits: the readings say so
-    assert frame["result"]["error"] > 0.1 and not frame["reachable"]
+    assert frame["result"]["error"] > 0.1 and not frame["result"]["reachable"]
     for angle, (low, high) in zip(frame["result"]["angles"], limits, strict=True):
         assert low - 1e-12 <= angle <= high + 1e-12
     arcs = [p.get_attribute("d") for p in page.locator(f"#{fig} .limit-arc").all()]
@@ -414,7 +414,7 @@ def test_readings_say_the_reach_under_the_limits(page: Any, server_url: str, lan
     least = ikchain.solve(chain, [0.0, -0.6], method="ccd", max_iterations=0).min_error
     move_to(page, fig, [0.0, -0.6])
     frame = page.evaluate("id => window.__ikchainFigures[id].state.frame", fig)
-    assert frame["target"] == [0.0, -0.6]
+    assert frame["result"]["target"] == [0.0, -0.6]
     assert format_number(least, 6) == "0.315104" == frame["readings"]["min_error"]
     expected = words["limited_no"].replace("%min_error%", "0.315104")
     assert reading(page, fig, "reachable") == expected
@@ -427,7 +427,7 @@ def test_readings_say_the_reach_under_the_limits(page: Any, server_url: str, lan
 
     move_to(page, fig, [0.5, 0.0])
     frame = page.evaluate("id => window.__ikchainFigures[id].state.frame", fig)
-    assert frame["target"] == [0.5, 0.0] and frame["reachable"] is True
+    assert frame["result"]["target"] == [0.5, 0.0] and frame["result"]["reachable"] is True
     assert reading(page, fig, "reachable") == words["limited_yes"]
 
     # limits off: the plain reading and label come back, the held joints go

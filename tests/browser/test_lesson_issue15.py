@@ -131,11 +131,11 @@ def test_releasing_a_held_drag_keeps_solving_to_convergence(page: Any, server_ur
     page.mouse.move(sx, sy, steps=25)
     wait_idle(page, fig)  # hold: the last answer is in before the button comes up
     page.wait_for_timeout(200)
-    held = page.evaluate("id => window.__ikchainFigures[id].state.frame.status", fig)
+    held = page.evaluate("id => window.__ikchainFigures[id].state.frame.result.status", fig)
     assert held == "max_iterations"  # what the issue saw: 64 warm iterations stop short
     page.mouse.up()
     page.wait_for_function(
-        "id => window.__ikchainFigures[id].state.frame.status === 'converged'",
+        "id => window.__ikchainFigures[id].state.frame.result.status === 'converged'",
         arg=fig,
         timeout=8_000,
     )
@@ -159,9 +159,9 @@ def test_the_end_of_a_key_press_keeps_solving(page: Any, server_url: str) -> Non
     # the last press's frame first (an earlier one may converge on its way), then the
     # continuation from it to convergence
     page.wait_for_function(
-        "id => { const s = window.__ikchainFigures[id].state; return s.frame &&"
-        " Math.abs(s.frame.target[0] - 1.2) < 1e-9 && Math.abs(s.frame.target[1] - 0.7) < 1e-9"
-        " && s.frame.status === 'converged'; }",
+        "id => { const s = window.__ikchainFigures[id].state; const r = s.frame && s.frame.result;"
+        " return r && Math.abs(r.target[0] - 1.2) < 1e-9 && Math.abs(r.target[1] - 0.7) < 1e-9"
+        " && r.status === 'converged'; }",
         arg=fig,
         timeout=8_000,
     )

@@ -26,6 +26,7 @@ from ikchain.lesson.frames import (
     frame_from_request,
 )
 from ikchain.lesson.labels import TABLE_NUMBERS, table_name, table_words
+from ikchain.lesson.replay_bounds import JOINT_STEP_METHODS, REPLAY_METHODS
 from ikchain.lesson.tables import (
     LENGTH_RANGE,
     LENGTHS_BY_BONES,
@@ -37,7 +38,7 @@ from ikchain.lesson.tables import (
     table_facts,
 )
 from ikchain.lesson.words import DEFAULT_LANG, LANGS, load_text
-from ikchain.solvers import METHODS
+from ikchain.solvers import BONES, METHODS
 
 __all__ = [
     "BLOCK_KINDS",
@@ -47,6 +48,7 @@ __all__ = [
     "TABLE_NUMBERS",
     "figure_defaults",
     "load_text",
+    "method_facts",
     "page_context",
     "script_json",
     "table_view",
@@ -304,6 +306,8 @@ def figure_view(section: Section, text: dict[str, Any]) -> dict[str, Any]:
             "smoothing": SMOOTHING,
             "max_iterations": CAPS["max_iterations"],
             "length_range": list(LENGTH_RANGE),
+            # the radius of a joint mark the script adds (m), as figures.py draws them
+            "joint_r": figures.STYLE["joint_r"],
             "family_marks": table_facts()["family_marks"] if section.bones == 3 else None,
             "stall": {"target": list(STALL_TARGET), "init": [0.0, 0.0]},
         },
@@ -405,7 +409,8 @@ def _page_context(lang: str) -> dict[str, Any]:
         "lang": lang,
         "figures": figures_data,
         "labels": {
-            "status": text["status"],
+            # a replayed step's status while the replay has not reached its end
+            "status": {**text["status"], "running": text["replay"]["status_running"]},
             "readings": text["readings"],
             "controls": text["controls"],
             "messages": text["messages"],
@@ -414,7 +419,7 @@ def _page_context(lang: str) -> dict[str, Any]:
             "motion": text["motion"],
             "choose": text["choose"],
         },
-        "method_takes": METHOD_TAKES,
+        "methods": method_facts(),
         "ws_path": "/ws",
         "caps": CAPS,
         "motions": motions,
@@ -426,6 +431,23 @@ def _page_context(lang: str) -> dict[str, Any]:
         "text": text,
         "sections": sections,
         "data_json": script_json(data),
+    }
+
+
+def method_facts() -> dict[str, dict[str, Any]]:
+    """What the page's scripts know of each method, all from the solver's tables, in
+    the order the method menu lists them: the request keys it takes
+    (:data:`~ikchain.lesson.frames.METHOD_TAKES`), the one bone count it needs (None:
+    any), whether a replay can show it and whether that replay can step joint by
+    joint (:mod:`~ikchain.lesson.replay_bounds`)."""
+    return {
+        method: {
+            "takes": METHOD_TAKES[method],
+            "bones": BONES[method],
+            "replay": method in REPLAY_METHODS,
+            "joint_steps": method in JOINT_STEP_METHODS,
+        }
+        for method in METHODS
     }
 
 

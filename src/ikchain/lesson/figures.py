@@ -22,7 +22,7 @@ Figure structure (ids are prefixed with the figure id, e.g. ``fig-s21``)::
         circle.pointer      where the pointer is while a smoothed target eases (hidden)
         g.target [tabindex=0, role=slider]
           circle.target-hit   large transparent hit area for fingers
-          circle.target-ring  the ring itself, centred on frame.target
+          circle.target-ring  the ring itself, centred on frame.result.target
 """
 
 from __future__ import annotations
@@ -117,7 +117,7 @@ def svg_from_frame(
     half = view_extent(frame) if extent is None else float(extent)
     joints = frame["result"]["joints"]
     tip = joints[-1]
-    target = frame["target"]
+    target = frame["result"]["target"]
     inner = float(frame["reach"]["inner"])
     outer = float(frame["reach"]["outer"])
     gap = bool(frame.get("gap"))

@@ -40,9 +40,14 @@ OPTION_KEYS: dict[str, str] = {
     "damping": "damping",
     "bend": "bend",
 }
+#: The page's request keys beyond them (section 2.5's pull toward a rest pose), named
+#: as :func:`ikchain.solve` names them.
+PAGE_KEYS: dict[str, str] = {"rest": "rest", "rest_weight": "rest_weight"}
 #: Request keys each method takes, from the solver's own table (the page reads it).
 METHOD_TAKES: dict[str, list[str]] = {
-    method: [key for key, option in OPTION_KEYS.items() if option in OPTIONS[method]]
+    method: [
+        key for key, option in {**OPTION_KEYS, **PAGE_KEYS}.items() if option in OPTIONS[method]
+    ]
     for method in METHODS
 }
 

@@ -60,7 +60,9 @@ def limits_layer(frame: dict[str, Any], reach: str, transform: str, clip_id: str
     """The SVG group of a limited figure: the reachable set (cells, in cell units
     placed by ``transform``, clipped to the outer circle: W lies inside it, a cell
     on its edge may not) and the joints' wedges, a wedge whose joint sits at a
-    bound marked ``at-limit``."""
+    bound marked ``at-limit``. Its colours are written here only (the page's script
+    redraws the paths in this group, never makes one); hidden while ``frame`` has
+    no limits."""
     view = frame.get("limits") or {}
     held = view.get("at_limit") or []
     wedges = "".join(
@@ -68,8 +70,9 @@ def limits_layer(frame: dict[str, Any], reach: str, transform: str, clip_id: str
         for i, d in enumerate(view.get("arcs", []))
     )
     outer = frame["reach"]["outer"]
+    shown = "" if frame.get("limits") else ' visibility="hidden"'  # limits off: kept, hidden
     return (
-        '<g class="limits-layer">'
+        f'<g class="limits-layer"{shown}>'
         f'<clipPath id="{clip_id}"><circle class="limit-clip" cx="0" cy="0" r="{outer}"/>'
         "</clipPath>"
         f'<g class="limit-reach-clip" clip-path="url(#{clip_id})">'
@@ -83,9 +86,10 @@ def limits_layer(frame: dict[str, Any], reach: str, transform: str, clip_id: str
 def decorate_figure_svg(
     svg: str, section_key: str, frame: dict[str, Any], bones: int, figure_id: str
 ) -> str:
-    """A figure's server-drawn SVG with the limits layer under everything else (2.5)."""
+    """A figure's server-drawn SVG with the limits layer under everything else (2.5):
+    in every figure that offers limits, hidden while its frame has none."""
     options = limits_options(section_key)
-    if options is None or not frame.get("limits"):
+    if options is None:
         return svg
     entry = options["presets"][options["default"]][str(bones)]
     marker = '<g class="world" transform="scale(1,-1)">'

@@ -22,6 +22,7 @@ from ikchain.chain import Chain
 from ikchain.formatting import format_number
 from ikchain.kinematics import wrap_angle
 from ikchain.lesson import plots
+from ikchain.lesson.figures import STYLE
 from ikchain.lesson.labels import fill, named_table
 from ikchain.lesson.tables import LENGTHS_BY_BONES
 from ikchain.solvers import solve
@@ -348,6 +349,8 @@ def motion_block(name: str, section: Any, text: dict[str, Any], figure: Any) -> 
                 "lengths": list(LENGTHS_BY_BONES[d["bones"]]),
             },
             "controls": list(d["controls"]),
+            # the radius of a joint mark the script adds (m), as the server draws them
+            "joint_r": STYLE["joint_r"],
             "options": {
                 "paths": list(PATHS),
                 "frames_per_lap": list(FRAMES_PER_LAP),

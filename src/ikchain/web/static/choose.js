@@ -8,7 +8,9 @@
  * (frame.limits.arcs, computed by the server from the solved pose, darker where
  * frame.limits.at_limit says the joint sits at a bound) and the preferred
  * pose as a faint chain (its joints, from the server). Nothing here computes a
- * position or an angle.
+ * position or an angle. The limits layer and its colours are the server's SVG
+ * (limits_page.limits_layer); which method takes the pull is the server's word
+ * (API.takes). The panel changes only its own part of the figure's state.
  */
 (function () {
   "use strict";
@@ -32,8 +34,7 @@
     this.select.addEventListener("change", function (event) {
       self.state().limits = event.target.value;
       // A start pose inside the new limits: the default one (clipped by the solver).
-      fig.state.cold = true;
-      fig.request(API.stamp(event));
+      fig.solveFromStart(API.stamp(event));
     });
     this.restSelect.addEventListener("change", function (event) {
       self.state().rest = parseFloat(event.target.value) || 0;
@@ -43,10 +44,10 @@
   }
 
   // The preferred pose for the figure's bone count when its pull is on and the
-  // method takes it (damped least squares only), or null.
+  // method takes it (the server's method table), or null.
   Panel.prototype.restPose = function () {
     var s = this.fig.state;
-    if (!this.state().rest || s.method !== "dls" || !this.rest) return null;
+    if (!this.state().rest || !API.takes(s.method, "rest") || !this.rest) return null;
     return this.rest.poses[String(s.bones)] || null;
   };
 
@@ -64,27 +65,13 @@
     return entry ? entry.limits : null;
   };
 
+  // The server draws the limits layer into every figure that offers limits (hidden
+  // while they are off); the panel adds only the preferred pose's faint chain.
   Panel.prototype.ensureLayer = function () {
     var world = this.fig.svg.querySelector("g.world");
     var layer = world.querySelector(".limits-layer");
-    if (!layer) {
-      layer = document.createElementNS(SVGNS, "g");
-      layer.setAttribute("class", "limits-layer");
-      var reach = document.createElementNS(SVGNS, "path");
-      reach.setAttribute("class", "limit-reach");
-      reach.setAttribute("fill", "#2b6cb0");
-      reach.setAttribute("fill-opacity", "0.16");
-      var arcs = document.createElementNS(SVGNS, "g");
-      arcs.setAttribute("class", "limit-arcs");
-      arcs.setAttribute("fill", "#d69e2e");
-      arcs.setAttribute("fill-opacity", "0.22");
-      arcs.setAttribute("stroke", "#b7791f");
-      arcs.setAttribute("stroke-width", "0.006");
-      layer.appendChild(reach);
-      layer.appendChild(arcs);
-      world.insertBefore(layer, world.firstChild);
-    }
-    if (!layer.querySelector(".rest-pose")) {
+    if (!layer) return null;
+    if (!world.querySelector(".rest-pose")) {
       var ghost = document.createElementNS(SVGNS, "polyline");
       ghost.setAttribute("class", "rest-pose");
       ghost.setAttribute("fill", "none");
@@ -141,7 +128,7 @@
     }
     if (this.select.value !== this.state().limits) this.select.value = this.state().limits;
     var notes = [];
-    if (this.state().rest && s.method !== "dls") notes.push(WORDS.rest_note);
+    if (this.state().rest && !API.takes(s.method, "rest")) notes.push(WORDS.rest_note);
     // The body hook sends no bend with limits or a pull (they pick the side): the bend
     // control would promise what the figure does not do, so it is off and says why.
     var bend = this.fig.control("bend");
@@ -159,7 +146,8 @@
     document.querySelectorAll(".choose[data-choose-for]").forEach(function (el) {
       var fig = figures[el.getAttribute("data-choose-for")];
       if (!fig || !fig.options.limits) return;
-      panels[fig.id] = new Panel(el, fig);
+      var panel = new Panel(el, fig);
+      if (panel.layer) panels[fig.id] = panel;
     });
     window.__ikchainChoose = panels;
     API.bodyHooks.push(function (fig, body) {

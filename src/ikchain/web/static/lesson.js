@@ -37,13 +37,29 @@
   var REST_FRAMES = 120;
   var REDRAW_LOG_MAX = 5000;
 
-  // Which request keys each method takes, from the server's solver table (the
-  // solver refuses options it does not use), as {method: {key: true}}.
-  var METHOD_TAKES = {};
-  Object.keys(DATA.method_takes || {}).forEach(function (method) {
-    METHOD_TAKES[method] = {};
-    DATA.method_takes[method].forEach(function (key) { METHOD_TAKES[method][key] = true; });
-  });
+  // What the server says of each method (content.method_facts), in the menu's order:
+  // the request keys it takes (the solver refuses options it does not use), the one
+  // bone count it needs (null: any), whether a replay can show it and step it joint
+  // by joint. No script decides anything about a method by its name.
+  var METHODS = DATA.methods || {};
+  var METHOD_ORDER = Object.keys(METHODS);
+  function takes(method, key) {
+    var m = METHODS[method];
+    return !!m && m.takes.indexOf(key) >= 0;
+  }
+  function fitsBones(method, bones) {
+    var m = METHODS[method];
+    return !!m && (m.bones == null || m.bones === bones);
+  }
+  // The first method, in the server's order, that takes this many bones (and, with
+  // `iterative`, has iterations): where a figure goes when its method cannot follow.
+  function methodFor(bones, iterative) {
+    for (var i = 0; i < METHOD_ORDER.length; i++) {
+      var m = METHOD_ORDER[i];
+      if (fitsBones(m, bones) && (!iterative || takes(m, "iterations"))) return m;
+    }
+    return null;
+  }
 
   window.__ikchainRedraws = [];
   window.__ikchainFigures = {};
@@ -58,7 +74,7 @@
     ws: null,
     state: "idle", // idle | connecting | open | failed
     nextId: 1,
-    waiting: {}, // id -> figure
+    waiting: {}, // id -> {to: the figure or panel that asked, body: what it sent}
     queue: [], // bodies waiting for the socket to open
     retryAt: 0,
 
@@ -102,10 +118,7 @@
       var self = this;
       queued.forEach(function (body) { self.post(body); });
       // Requests that were in flight on the dead socket: send them again over HTTP.
-      Object.keys(this.waiting).forEach(function (id) {
-        var fig = self.waiting[id];
-        if (fig && fig.inflightBody && String(fig.inflightBody.id) === id) self.post(fig.inflightBody);
-      });
+      Object.keys(this.waiting).forEach(function (id) { self.post(self.waiting[id].body); });
     },
 
     post: function (body) {
@@ -127,7 +140,7 @@
 
     send: function (fig, body) {
       body.id = this.nextId++;
-      this.waiting[body.id] = fig;
+      this.waiting[body.id] = { to: fig, body: body };
       if (this.state === "failed" && performance.now() > this.retryAt) this.connect();
       if (this.state === "open") this.ws.send(JSON.stringify(body));
       else if (this.state === "connecting") this.queue.push(body);
@@ -137,9 +150,9 @@
 
     deliver: function (reply) {
       if (!reply || reply.id == null) return;
-      var fig = this.waiting[reply.id];
+      var entry = this.waiting[reply.id];
       delete this.waiting[reply.id];
-      if (fig) fig.receive(reply);
+      if (entry) entry.to.receive(reply);
     },
   };
 
@@ -212,21 +225,18 @@
         mark.style.left = (50 * (p + 1)).toFixed(2) + "%";
       });
     }
-    this.resting = 0; // frames left to keep solving while the ring rests
     this.controls = el.querySelector(".controls");
-    this.inflight = null; // id of the one request in flight
-    this.inflightBody = null;
-    this.pending = false; // state changed while a request was in flight
-    this.pendingInput = null; // earliest input time not yet answered
-    this.sentInput = null; // input time carried by the request in flight
-    this.dragging = null;
     this.resetState();
     this.bind();
   }
 
+  // The figure's ONE state: what the reader chose, the answer drawn, and where the
+  // figure's requests stand. update() reads nothing else. Reset starts it afresh (a
+  // late answer to the old state is then ignored: its id is no longer awaited).
   Figure.prototype.resetState = function () {
     var d = this.defaults;
     var frame = copy(this.spec.frame);
+    var old = this.state;
     this.state = {
       method: d.method,
       bones: d.bones || (d.lengths ? d.lengths.length : 2),
@@ -242,8 +252,33 @@
       family: null, // family position to move to on the next request
       once: null, // options for the next request only (a table row's tolerance)
       frame: frame, // the server's answer currently drawn
+      shown: null, // a frame drawn instead of `frame` (a replayed step), or null
+      error: null, // the reader's message when the last request failed
+      errorDetail: null, // the server's message, for the element's title
+      // the start pose the figure's solve was given (the stall's, a table row's), with
+      // the target and bone count it was given for; the replay starts there
+      given: null,
+      resting: 0, // frames left to keep solving while the ring rests
+      dragging: old ? old.dragging : null, // the pointer holding the ring, or null
+      sliding: false, // a family slider is held: its value is the reader's, not the server's
+      request: {
+        inflight: null, // id of the one request in flight
+        body: null, // what it carries
+        pending: false, // the state changed while it was in flight
+        pendingInput: null, // earliest input time not yet answered
+        sentInput: null, // input time carried by the request in flight
+      },
     };
   };
+
+  // Read-only views of the request state, for the drag benchmark's idle check
+  // (ikchain.bench.lesson); nothing here reads them.
+  Object.defineProperty(Figure.prototype, "inflight", {
+    get: function () { return this.state.request.inflight; },
+  });
+  Object.defineProperty(Figure.prototype, "pending", {
+    get: function () { return this.state.request.pending; },
+  });
 
   // The smoothing factor this figure offers (server's choice), used when switched on.
   Figure.prototype.smoothingAlpha = function () {
@@ -253,13 +288,13 @@
   // The request for the current state. Warm start: the drawn frame's angles.
   Figure.prototype.body = function () {
     var s = this.state;
-    var takes = METHOD_TAKES[s.method] || {};
+    var m = s.method;
     // Editable lengths (2.4) apply to the two-bone chain; otherwise the lesson's chain.
     var lengths = this.control("length1") && s.bones === 2 ? s.lengths
       : (this.options.lengths_by_bones || {})[String(s.bones)] || s.lengths;
     var frame = s.frame;
     var init = null;
-    if (takes.init) {
+    if (takes(m, "init")) {
       if (s.init) init = s.init;
       else if (!s.cold && frame && frame.result.angles.length === lengths.length) init = frame.result.angles;
     }
@@ -268,14 +303,15 @@
       target: s.pointer,
       method: s.method,
       init: init,
-      iterations: takes.iterations ? s.iterations : null,
-      tolerance: takes.tolerance ? (s.once && s.once.tolerance != null ? s.once.tolerance : s.tolerance) : null,
-      damping: takes.damping ? s.damping : null,
+      iterations: takes(m, "iterations") ? s.iterations : null,
+      tolerance: takes(m, "tolerance") ? (s.once && s.once.tolerance != null ? s.once.tolerance : s.tolerance) : null,
+      damping: takes(m, "damping") ? s.damping : null,
       // bend: the analytic branch; for the iterative methods the way the default
       // start bends and the side the server keeps the answer on (see frames.keep_bend).
-      bend: takes.bend ? s.bend : null,
+      bend: takes(m, "bend") ? s.bend : null,
       smoothing: s.smoothing,
-      previous_target: s.smoothing && frame ? frame.target : null,
+      // the target drawn now (the result's: with smoothing, where the ring is)
+      previous_target: s.smoothing && frame ? frame.result.target : null,
       family: s.family,
     };
     for (var b = 0; b < BODY_HOOKS.length; b++) BODY_HOOKS[b](this, body); // choose.js: limits
@@ -284,64 +320,91 @@
 
   // Ask for a frame for the current state: at most one request in flight.
   Figure.prototype.request = function (inputTime) {
-    if (inputTime != null && this.pendingInput == null) this.pendingInput = inputTime;
-    if (inputTime != null) this.state.shown = null; // the reader's input ends a replay
-    if (this.inflight != null) {
-      this.pending = true;
+    var s = this.state;
+    var q = s.request;
+    if (inputTime != null && q.pendingInput == null) q.pendingInput = inputTime;
+    if (inputTime != null) s.shown = null; // the reader's input ends a replay
+    if (q.inflight != null) {
+      q.pending = true;
       return;
     }
-    this.pending = false;
+    q.pending = false;
     var body = this.body();
-    this.sentInput = this.pendingInput;
-    this.pendingInput = null;
+    q.sentInput = q.pendingInput;
+    q.pendingInput = null;
+    // The start this solve is given, kept for the replay while target and bones stay;
+    // a solve from the default start, another target or other bones forget it.
+    var given = s.given;
+    if (s.init) {
+      s.given = { init: copy(s.init), target: copy(body.target), bones: body.lengths.length };
+    } else if (s.cold || (given && (JSON.stringify(body.target) !== JSON.stringify(given.target) ||
+                                    body.lengths.length !== given.bones))) {
+      s.given = null;
+    }
     // One-shot parts of the state are consumed by the request that carries them.
-    this.state.init = null;
-    this.state.cold = false;
-    this.state.family = null;
-    this.state.once = null;
-    this.inflightBody = body;
-    this.familyInflight = body.family != null;
-    this.inflight = transport.send(this, body);
+    s.init = null;
+    s.cold = false;
+    s.family = null;
+    s.once = null;
+    q.body = body;
+    q.inflight = transport.send(this, body);
   };
 
   Figure.prototype.receive = function (reply) {
-    if (reply.id !== this.inflight) return; // stale: newest answer wins
+    var s = this.state;
+    var q = s.request;
+    if (reply.id !== q.inflight) return; // stale: newest answer wins
     var received = performance.now();
-    this.inflight = null;
-    this.familyAnswer = this.inflightBody != null && this.inflightBody.family != null;
-    this.inflightBody = null;
-    this.familyInflight = false;
-    var input = this.sentInput;
-    this.sentInput = null;
+    var family = q.body != null && q.body.family != null;
+    q.inflight = null;
+    q.body = null;
+    var input = q.sentInput;
+    q.sentInput = null;
     if (reply.ok) {
       // Moving along the family can carry the chain over to the other bend: the
       // control follows the pose, so the next drag keeps what the reader sees.
-      if (this.familyAnswer && reply.frame.bend) this.state.bend = reply.frame.bend;
-      this.state.frame = reply.frame;
-      this.state.error = null;
-      this.state.errorDetail = null;
+      if (family && reply.frame.bend) s.bend = reply.frame.bend;
+      s.frame = reply.frame;
+      s.error = null;
+      s.errorDetail = null;
     } else {
       // The server's message is for developers, in English; the reader gets the
       // page's language, and the detail stays in the element's title.
-      this.state.error = (LABELS.messages && LABELS.messages.server_error) || "error";
-      this.state.errorDetail = reply.error || null;
-      this.resting = 0;
+      s.error = (LABELS.messages && LABELS.messages.server_error) || "error";
+      s.errorDetail = reply.error || null;
+      s.resting = 0;
     }
     this.update();
     if (input != null) this.logRedraw(reply.id, input, received);
     var self = this;
-    if (this.pending) {
+    if (q.pending) {
       this.request(null);
-    } else if (reply.ok && reply.frame.settled === false && this.state.smoothing) {
-      requestAnimationFrame(function () { if (self.inflight == null) self.request(null); });
-    } else if (reply.ok && reply.frame.status === "max_iterations" && this.resting > 0 &&
-               this.dragging == null) {
+    } else if (reply.ok && reply.frame.settled === false && s.smoothing) {
+      requestAnimationFrame(function () { if (self.state.request.inflight == null) self.request(null); });
+    } else if (reply.ok && reply.frame.result.status === "max_iterations" && s.resting > 0 &&
+               s.dragging == null) {
       // The ring rests and the solve stopped at its limit: keep solving, warm.
-      this.resting -= 1;
-      requestAnimationFrame(function () { if (self.inflight == null && !self.pending) self.request(null); });
+      s.resting -= 1;
+      requestAnimationFrame(function () {
+        var now = self.state.request;
+        if (now.inflight == null && !now.pending) self.request(null);
+      });
     } else {
-      this.resting = 0;
+      s.resting = 0;
     }
+  };
+
+  // For the extensions (replay.js): draw `frame` instead of the live answer, or the
+  // live answer again with null.
+  Figure.prototype.showFrame = function (frame) {
+    this.state.shown = frame;
+    this.update();
+  };
+
+  // For the extensions (replay.js): `frame` is the figure's answer now (the replay's
+  // copy of the figure's own solve).
+  Figure.prototype.adoptFrame = function (frame) {
+    this.state.frame = frame;
   };
 
   Figure.prototype.logRedraw = function (id, input, received) {
@@ -363,7 +426,7 @@
     var L = this.layer;
     var joints = r.joints;
     var tip = joints[joints.length - 1];
-    var target = f.target;
+    var target = r.target;
 
     setAttrs(L.outer, { r: f.reach.outer });
     setAttrs(L.inner, { r: f.reach.inner });
@@ -386,9 +449,9 @@
       if (key === "reachable" && f.limits && rd.limits_reach) {
         // 2.5: the reach under the limits; the server formatted the distance
         text = (LABELS.readings["limited_" + rd.limits_reach] || "").replace("%min_error%", rd.min_error);
-      } else if (key === "reachable") text = f.reachable ? LABELS.readings.yes : LABELS.readings.no;
+      } else if (key === "reachable") text = r.reachable ? LABELS.readings.yes : LABELS.readings.no;
       else if (key === "held") text = rd.held || LABELS.readings.held_none;
-      else if (key === "status") text = (LABELS.status && LABELS.status[f.status]) || f.status;
+      else if (key === "status") text = (LABELS.status && LABELS.status[r.status]) || r.status;
       else text = rd[key];
       if (text != null && this.readings[key].textContent !== text) this.readings[key].textContent = text;
     }
@@ -403,16 +466,16 @@
       if (label && name && label.textContent !== name) label.textContent = name;
     }
 
-    this.el.classList.toggle("is-unreachable", !f.reachable);
-    this.el.setAttribute("data-status", f.status);
-    this.el.setAttribute("data-reachable", f.reachable ? "true" : "false");
+    this.el.classList.toggle("is-unreachable", !r.reachable);
+    this.el.setAttribute("data-status", r.status);
+    this.el.setAttribute("data-reachable", r.reachable ? "true" : "false");
     if (this.errorEl) {
       this.errorEl.hidden = !s.error;
       if (this.errorEl.textContent !== (s.error || "")) this.errorEl.textContent = s.error || "";
       if (s.errorDetail) this.errorEl.title = s.errorDetail;
       else this.errorEl.removeAttribute("title");
     }
-    if (this.dragging == null) this.announce();
+    if (s.dragging == null) this.announce();
     this.updateControls();
     for (var h = 0; h < HOOKS.length; h++) HOOKS[h](this);
   };
@@ -423,7 +486,8 @@
     if (!this.liveEl) return;
     var R = LABELS.readings || {};
     var rd = this.state.frame.readings;
-    var status = (LABELS.status && LABELS.status[this.state.frame.status]) || this.state.frame.status;
+    var st = this.state.frame.result.status;
+    var status = (LABELS.status && LABELS.status[st]) || st;
     var text = R.target + " " + rd.target + "; " + R.error + " " + rd.error + "; " + R.status + " " + status;
     if (this.liveEl.textContent !== text) this.liveEl.textContent = text;
   };
@@ -434,7 +498,7 @@
     var want = joints.length - 2; // inner joints only: root and tip have their own marks
     for (var i = circles.length; i < want; i++) {
       var c = this.jointTemplate ? this.jointTemplate.cloneNode(false) : document.createElementNS(SVGNS, "circle");
-      if (!this.jointTemplate) setAttrs(c, { class: "joint", r: 0.026 });
+      if (!this.jointTemplate) setAttrs(c, { class: "joint", r: this.options.joint_r });
       c.setAttribute("data-index", String(i + 1));
       group.appendChild(c);
     }
@@ -452,8 +516,11 @@
     var method = this.control("method");
     if (method) {
       if (method.value !== s.method) method.value = s.method;
-      var analytic = method.querySelector('option[value="analytic"]');
-      if (analytic) analytic.disabled = s.bones !== 2;
+      for (var mi = 0; mi < method.options.length; mi++) {
+        var option = method.options[mi];
+        var off = !fitsBones(option.value, s.bones); // the closed form: two bones only
+        if (option.disabled !== off) option.disabled = off;
+      }
     }
     var bones = this.control("bones");
     if (bones && bones.value !== String(s.bones)) bones.value = String(s.bones);
@@ -462,14 +529,14 @@
     var damping = this.control("damping");
     if (damping) {
       damping.value = String(s.damping);
-      damping.disabled = !(METHOD_TAKES[s.method] || {}).damping;
+      damping.disabled = !takes(s.method, "damping");
       var out = this.el.querySelector('output[data-value="damping"]');
       if (out) out.textContent = damping.value;
     }
     var iterations = this.control("iterations");
     if (iterations) {
       if (document.activeElement !== iterations) iterations.value = String(s.iterations);
-      iterations.disabled = !(METHOD_TAKES[s.method] || {}).iterations;
+      iterations.disabled = !takes(s.method, "iterations");
     }
     for (var li = 1; li <= 2; li++) {
       var len = this.control("length" + li);
@@ -479,7 +546,7 @@
       }
     }
     if (this.marks) {
-      var mt = this.marksTarget, ft = s.frame.target;
+      var mt = this.marksTarget, ft = s.frame.result.target;
       // The marks belong to Table ③'s target: shown only while the figure is there.
       this.marks.hidden = !(s.bones === 3 && mt && Math.abs(ft[0] - mt[0]) < 1e-12 &&
                             Math.abs(ft[1] - mt[1]) < 1e-12);
@@ -498,7 +565,8 @@
       if (family2) family2.disabled = !(fam && fam.positions);
       // The sliders show the server's family positions (one for three bones, two
       // for four), except while the reader is moving one (their value is on its way).
-      if (fam && !this.slidingFamily && !this.familyInflight && s.family == null) {
+      var asked = s.request.body != null && s.request.body.family != null;
+      if (fam && !s.sliding && !asked && s.family == null) {
         if (fam.positions) {
           family.value = String(fam.positions[0]);
           if (family2) family2.value = String(fam.positions[1]);
@@ -556,24 +624,22 @@
       // a mouse or pen click anywhere moves the ring there.
       if (event.pointerType === "touch" && !ring.contains(event.target)) return;
       event.preventDefault();
-      self.dragging = event.pointerId;
+      self.state.dragging = event.pointerId; // before focus: a drag's focus is no key's
       try { svg.setPointerCapture(event.pointerId); } catch (err) { /* synthetic */ }
       ring.classList.remove("keyboard");
-      self.pointerFocus = true;
       ring.focus({ preventScroll: true });
-      self.pointerFocus = false;
       self.el.classList.add("is-dragging");
-      self.resting = 0;
+      self.state.resting = 0;
       self.moveTo(self.worldFromEvent(event), stamp(event));
     });
     svg.addEventListener("pointermove", function (event) {
-      if (self.dragging !== event.pointerId) return;
+      if (self.state.dragging !== event.pointerId) return;
       event.preventDefault();
       self.moveTo(self.worldFromEvent(event), stamp(event));
     });
     function end(event) {
-      if (self.dragging !== event.pointerId) return;
-      self.dragging = null;
+      if (self.state.dragging !== event.pointerId) return;
+      self.state.dragging = null;
       self.el.classList.remove("is-dragging");
       self.rest();
     }
@@ -584,7 +650,7 @@
     // The keyboard focus mark shows when the ring was reached or moved by keyboard,
     // not when a drag focused it.
     ring.addEventListener("focus", function () {
-      if (!self.pointerFocus) ring.classList.add("keyboard");
+      if (self.state.dragging == null) ring.classList.add("keyboard");
     });
     ring.addEventListener("blur", function () { ring.classList.remove("keyboard"); });
     ring.addEventListener("keydown", function (event) {
@@ -615,16 +681,13 @@
       var button = event.target.closest("button");
       if (!button) return;
       if (button.name === "reset") {
-        self.inflight = null; // a late answer to the old state is ignored
-        self.pending = false;
-        self.resetState();
-        self.resting = 0;
+        self.resetState(); // a late answer to the old state is ignored
         self.controlMessage("iterations", null);
         self.controlMessage("length1", null);
         document.querySelectorAll("tr.is-loaded").forEach(function (t) { t.classList.remove("is-loaded"); });
         self.update();
       } else if (button.name === "stall") {
-        self.resting = 0;
+        self.state.resting = 0;
         self.stall();
       } else if (button.name === "cold") {
         self.solveFromStart();
@@ -633,9 +696,9 @@
     ["family", "family2"].forEach(function (name) {
       var slider = self.control(name);
       if (!slider) return;
-      slider.addEventListener("pointerdown", function () { self.slidingFamily = true; });
-      slider.addEventListener("pointerup", function () { self.slidingFamily = false; });
-      slider.addEventListener("change", function () { self.slidingFamily = false; });
+      slider.addEventListener("pointerdown", function () { self.state.sliding = true; });
+      slider.addEventListener("pointerup", function () { self.state.sliding = false; });
+      slider.addEventListener("change", function () { self.state.sliding = false; });
     });
   };
 
@@ -645,8 +708,9 @@
     if (!stall) return;
     var target = stall.target, init = stall.init;
     var s = this.state;
-    if (s.method === "analytic") s.method = "ccd"; // the stall is an iterative solver's
     s.bones = init.length;
+    // the stall is an iterative solver's: a method without iterations gives way
+    if (!takes(s.method, "iterations") || !fitsBones(s.method, s.bones)) s.method = methodFor(s.bones, true);
     s.pointer = copy(target);
     s.init = copy(init);
     s.family = null;
@@ -656,7 +720,7 @@
   Figure.prototype.onControl = function (event) {
     var el = event.target;
     var s = this.state;
-    this.resting = 0; // a changed option is shown as it is, not solved on past it
+    s.resting = 0; // a changed option is shown as it is, not solved on past it
     var value = el.value;
     switch (el.name) {
       case "method":
@@ -664,7 +728,7 @@
         break;
       case "bones":
         s.bones = parseInt(value, 10);
-        if (s.bones !== 2 && s.method === "analytic") s.method = "ccd"; // the closed form is for two bones only
+        if (!fitsBones(s.method, s.bones)) s.method = methodFor(s.bones, false); // the closed form: two bones
         s.cold = true; // a different chain: start from the default pose
         break;
       case "bend":
@@ -714,11 +778,11 @@
   // With a request in flight its answer carries the continuation on (receive); with
   // none (the last answer came in while the ring was still held), it starts here.
   Figure.prototype.rest = function () {
-    this.resting = REST_FRAMES;
-    if (this.inflight != null || this.pending) return;
     var s = this.state;
-    if (s.error || s.shown || !s.frame || s.frame.status !== "max_iterations") return;
-    this.resting -= 1;
+    s.resting = REST_FRAMES;
+    if (s.request.inflight != null || s.request.pending) return;
+    if (s.error || s.shown || !s.frame || s.frame.result.status !== "max_iterations") return;
+    s.resting -= 1;
     this.request(null);
   };
 
@@ -734,11 +798,11 @@
   // once from the default (slightly bent) start, with this damping and this many
   // iterations at most, and draw what it returns. No resting continuation after it:
   // the point is to see what this many iterations do.
-  Figure.prototype.solveFromStart = function () {
-    this.resting = 0;
+  Figure.prototype.solveFromStart = function (inputTime) {
+    this.state.resting = 0;
     this.state.cold = true;
     this.state.family = null;
-    this.request(stamp(null));
+    this.request(inputTime || stamp(null));
   };
 
   // A message beside a control, in the page's language; null clears it.
@@ -787,8 +851,8 @@
   // the bend its answer has. Tolerance is for this one solve; the rest stays.
   Figure.prototype.loadRow = function (row) {
     var s = this.state;
-    this.resting = 0;
-    this.slidingFamily = false;
+    s.resting = 0;
+    s.sliding = false;
     if (row.bones) s.bones = row.bones;
     if (row.method) s.method = row.method;
     if (row.iterations != null) s.iterations = row.iterations;
@@ -808,6 +872,7 @@
   // For the extensions: the one transport, the hooks, and the page's data.
   window.ikchainLesson = {
     transport: transport, hooks: HOOKS, bodyHooks: BODY_HOOKS, data: DATA, labels: LABELS, stamp: stamp,
+    methods: METHODS, takes: takes,
   };
 
   // Linked tables: a row with data-row loads into the figure it names.

@@ -178,7 +178,7 @@
     var template = marks[0];
     for (var i = marks.length; i < want; i++) {
       var c = template ? template.cloneNode(false) : document.createElementNS(SVGNS, "circle");
-      if (!template) { c.setAttribute("class", "joint"); c.setAttribute("r", "0.026"); }
+      if (!template) { c.setAttribute("class", "joint"); c.setAttribute("r", String(this.spec.joint_r)); }
       c.setAttribute("data-index", String(i + 1));
       group.appendChild(c);
     }

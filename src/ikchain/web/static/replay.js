@@ -8,9 +8,11 @@
  * steps at a time: it computes no angle, position, error or chart coordinate.
  *
  * State: the figure's one state carries the panel's part, fig.state.replay =
- *   {data, index, playing, joints, key, waiting}
- * and fig.state.shown, the step drawn instead of the live frame. The figure's one
- * update() redraws everything, ending with this panel (a hook in lesson.js).
+ *   {data, index, playing, joints, key, waiting, inflight, sent, none, error, then};
+ * the panel changes nothing else in it: the step it draws goes through
+ * fig.showFrame(), the figure's own answer through fig.adoptFrame(). The figure's one
+ * update() redraws everything, ending with this panel (a hook in lesson.js). What a
+ * method can replay, and whether joint by joint, is the server's word (API.methods).
  */
 (function () {
   "use strict";
@@ -20,10 +22,10 @@
   var WORDS = (API.labels && API.labels.replay) || {};
   var STEP_MS = 160; // one step every 160 ms while playing
   var panels = {}; // figure id -> Panel
+  var METHODS = API.methods || {};
 
-  if (API.labels && API.labels.status && WORDS.status_running) {
-    API.labels.status.running = WORDS.status_running;
-  }
+  function replayable(method) { return !!METHODS[method] && METHODS[method].replay; }
+  function jointSteps(method) { return !!METHODS[method] && METHODS[method].joint_steps; }
 
   // The page text marks what the script fills in as %name% (the server fills {name}).
   function fill(template, values) {
@@ -40,8 +42,6 @@
     this.controls = el.querySelector(".replay-controls");
     this.statusEl = el.querySelector(".replay-status");
     this.chartEl = el.querySelector(".replay-chart");
-    this.inflight = null;
-    this.inflightBody = null;
     this.timer = null;
     this.bind();
     this.controls.disabled = false;
@@ -49,14 +49,19 @@
 
   Panel.prototype.state = function () {
     var s = this.fig.state;
-    if (!s.replay) s.replay = { data: null, index: null, playing: false, joints: true, key: null, waiting: false };
+    if (!s.replay) {
+      s.replay = {
+        data: null, index: null, playing: false, joints: true, key: null, waiting: false,
+        inflight: null, sent: null, none: false, error: null, then: null,
+      };
+    }
     return s.replay;
   };
 
   // What a replay depends on in the figure's state: when it changes, the replay is stale.
   Panel.prototype.key = function () {
     var s = this.fig.state;
-    return JSON.stringify([s.method, s.bones, s.damping, s.iterations, s.bend, s.frame.target]);
+    return JSON.stringify([s.method, s.bones, s.damping, s.iterations, s.bend, s.frame.result.target]);
   };
 
   Panel.prototype.control = function (name) {
@@ -64,54 +69,53 @@
   };
 
   Panel.prototype.body = function () {
-    this.fig.replayBuilding = true; // this body is the replay's, not a new frame's
-    var live = this.fig.body();
-    this.fig.replayBuilding = false;
+    var live = this.fig.body(); // what the figure's own request would carry now
     var s = this.fig.state;
-    var iterative = s.method !== "analytic";
-    var method = s.method; // request() never asks for a replay of the analytic solution
-    // The server's caps: iterations, and drawn steps (a CCD sweep joint by joint is
-    // one step a bone); a larger iteration limit is replayed up to them.
-    var max = Number(this.el.getAttribute("data-max-iterations")) || 200;
-    var steps = Number(this.el.getAttribute("data-max-steps")) || 400;
-    var perIteration = method === "ccd" && this.state().joints ? s.bones : 1;
+    var method = s.method; // request() never asks for a method the server cannot replay
+    // The server's caps (the panel's data attributes): iterations, and drawn steps (a
+    // sweep joint by joint is one step a bone, one step is the mirror's, one the start
+    // pose's); a larger iteration limit is replayed up to them.
+    var max = Number(this.el.getAttribute("data-max-iterations"));
+    var steps = Number(this.el.getAttribute("data-max-steps"));
+    var perIteration = jointSteps(method) && this.state().joints ? s.bones : 1;
     max = Math.min(max, Math.floor((steps - 1) / perIteration));
+    var given = s.given;
     return {
       kind: "replay",
       lang: API.data.lang,
       lengths: live.lengths,
-      target: s.frame.target, // the solved target (with smoothing, where the ring is drawn)
+      target: s.frame.result.target, // the solved target (with smoothing, where the ring is)
       method: method,
       // the start the figure's solve was given (the stall's, a table row's), else the
       // default start; the server keeps the bend as the figure's frame does
-      init: this.fig.replayStart ? this.fig.replayStart.init : null,
-      // what the figure's own requests carry (2.5: limits, the pull, no bend with them)
+      init: given ? given.init : null,
+      // what the figure's own request carries for this method (the keys it takes;
+      // 2.5: the limits, the pull, no bend with them)
       bend: live.bend,
       limits: live.limits,
-      rest: method === "dls" ? live.rest : null,
-      rest_weight: method === "dls" ? live.rest_weight : null,
+      rest: live.rest,
+      rest_weight: live.rest_weight,
       iterations: Math.min(s.iterations, max),
       tolerance: s.tolerance,
-      damping: iterative && s.method !== "fabrik" ? s.damping : null,
+      damping: live.damping,
       joint_steps: this.state().joints,
     };
   };
 
   // Ask for a replay; `then` is what the answer does: "play" (the default) plays it,
-  // "step" shows its first step only. The analytic solution is one formula with no
-  // iterations: there is nothing to replay, and the panel says so instead.
+  // "step" shows its first step only. A method the server cannot replay (the closed
+  // form: one formula, no iterations) has nothing to show, and the panel says so.
   Panel.prototype.request = function (then) {
     var rs = this.state();
     rs.none = false;
-    if (this.fig.state.method === "analytic") {
+    if (!replayable(this.fig.state.method)) {
       this.stop();
-      this.inflight = null;
+      rs.inflight = null;
       rs.waiting = false;
       rs.data = null;
       rs.index = null;
       rs.none = true;
-      this.fig.state.shown = null;
-      this.fig.update();
+      this.fig.showFrame(null);
       return;
     }
     rs.then = then || "play";
@@ -119,34 +123,31 @@
     rs.waiting = true;
     rs.key = this.key();
     this.stop();
-    this.inflightBody = body;
-    this.lastBody = body;
-    this.inflight = API.transport.send(this, body);
+    rs.sent = body;
+    rs.inflight = API.transport.send(this, body);
     this.fig.update();
   };
 
   Panel.prototype.receive = function (reply) {
-    if (reply.id !== this.inflight) return;
-    this.inflight = null;
-    this.inflightBody = null;
     var rs = this.state();
+    if (reply.id !== rs.inflight) return;
+    rs.inflight = null;
     rs.waiting = false;
     if (!reply.ok) {
       rs.error = reply.error || "error";
       rs.data = null;
       rs.index = null;
-      this.fig.state.shown = null;
-      this.fig.update();
+      this.fig.showFrame(null);
       return;
     }
     rs.error = null;
     rs.data = reply.replay;
     // The replayed solve is the figure's solve from its start pose: unless the replay
     // was cut to its cap, the figure draws that same answer once the replay is back.
-    var sent = this.lastBody;
+    var sent = rs.sent;
     if (reply.replay.frame && sent && sent.iterations === this.fig.state.iterations &&
         rs.key === this.key()) {
-      this.fig.state.frame = reply.replay.frame;
+      this.fig.adoptFrame(reply.replay.frame);
     }
     this.chartEl.innerHTML = reply.replay.chart;
     this.show(0);
@@ -163,7 +164,7 @@
     for (var k in step.readings) {
       if (Object.prototype.hasOwnProperty.call(step.readings, k)) frame.readings[k] = step.readings[k];
     }
-    frame.status = last ? rs.data.status : "running";
+    frame.result.status = last ? rs.data.status : "running"; // labels.status.running: the server's
     return frame;
   };
 
@@ -172,8 +173,7 @@
     if (!rs.data) return;
     var n = rs.data.steps.length;
     rs.index = Math.max(0, Math.min(n - 1, i));
-    this.fig.state.shown = this.stepFrame(rs.index);
-    this.fig.update();
+    this.fig.showFrame(this.stepFrame(rs.index));
   };
 
   Panel.prototype.play = function () {
@@ -202,8 +202,7 @@
     this.stop();
     var rs = this.state();
     rs.index = null;
-    this.fig.state.shown = null;
-    this.fig.update();
+    this.fig.showFrame(null);
   };
 
   Panel.prototype.bind = function () {
@@ -255,7 +254,7 @@
     var stale = !!rs.data && rs.key !== this.key();
     var data = rs.data;
     var text;
-    if (rs.none && s.method === "analytic") text = WORDS.analytic_none;
+    if (rs.none && !replayable(s.method)) text = WORDS.analytic_none;
     else if (rs.waiting) text = WORDS.waiting;
     else if (rs.error) text = rs.error;
     else if (stale) text = WORDS.stale;
@@ -275,7 +274,7 @@
     var live = rs.playing ? "off" : "polite";
     if (this.statusEl.getAttribute("aria-live") !== live) this.statusEl.setAttribute("aria-live", live);
     if (text != null && this.statusEl.textContent !== text) this.statusEl.textContent = text;
-    this.el.classList.toggle("is-stale", stale || (!!rs.none && s.method === "analytic"));
+    this.el.classList.toggle("is-stale", stale || (!!rs.none && !replayable(s.method)));
     this.el.classList.toggle("is-replaying", rs.index != null);
     this.el.setAttribute("data-index", rs.index == null ? "" : String(rs.index));
 
@@ -296,7 +295,7 @@
     var joints = this.control("joints");
     if (joints.checked !== rs.joints) joints.checked = rs.joints;
     var label = joints.closest("label");
-    if (label.hidden !== (s.method !== "ccd")) label.hidden = s.method !== "ccd";
+    if (label.hidden !== !jointSteps(s.method)) label.hidden = !jointSteps(s.method);
 
     // The joint that has just turned (CCD, joint by joint) is ringed in the figure.
     var turning = data && rs.index != null && !stale ? data.steps[rs.index].joint : null;
@@ -328,24 +327,8 @@
     }
   };
 
-  // The start pose a figure's solve was given (the stall's, a table row's): a replay
-  // starts there while the target and the bones stay; a drag, another target or a
-  // solve from the default start forgets it.
-  function noteStart(fig, body) {
-    if (fig.replayBuilding) return;
-    var s = fig.state;
-    var was = fig.replayStart;
-    if (s.init) {
-      fig.replayStart = { init: copy(s.init), target: copy(body.target), bones: body.lengths.length };
-    } else if (s.cold || (was && (JSON.stringify(body.target) !== JSON.stringify(was.target) ||
-                                  body.lengths.length !== was.bones))) {
-      fig.replayStart = null;
-    }
-  }
-
   function attach() {
     var figures = window.__ikchainFigures || {};
-    if (API.bodyHooks) API.bodyHooks.push(noteStart);
     document.querySelectorAll(".replay[data-replay-for]").forEach(function (el) {
       var fig = figures[el.getAttribute("data-replay-for")];
       if (!fig) return;
