@@ -36,6 +36,7 @@ class Chain:
         "inner_radius",
         "lengths",
         "limits",
+        "n_bones",
         "outer_radius",
     )
 
@@ -45,6 +46,7 @@ class Chain:
     _limited: bool
     inner_radius: float
     outer_radius: float
+    n_bones: int
 
     def __init__(self, lengths: ArrayLike, limits: ArrayLike | None = None) -> None:
         lengths = check_lengths(lengths).copy()
@@ -71,14 +73,10 @@ class Chain:
         object.__setattr__(self, "limits", limits)
         object.__setattr__(self, "inner_radius", inner)
         object.__setattr__(self, "outer_radius", outer)
+        object.__setattr__(self, "n_bones", int(lengths.size))  # and of joints
 
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError(f"Chain is immutable; cannot set {name!r}")
-
-    @property
-    def n_bones(self) -> int:
-        """Number of bones (and of joints, one at the start of each bone)."""
-        return int(self.lengths.size)
 
     @property
     def total_length(self) -> float:

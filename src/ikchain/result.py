@@ -221,7 +221,8 @@ def at_limit_from_angles(
 
 
 class _OneResult(Result):
-    """A single target's :class:`Result` whose arrays are views of its row of ``out``.
+    """A single target's :class:`Result` whose arrays are views of its row of ``out``
+    (and of the targets (1, 2) it was solved for).
 
     The kernel writes the angles (n) and the joints ((n + 1) × 2) into one row; each
     array field is made from it on first use (a numpy view costs about 0.2 µs, as
@@ -231,12 +232,12 @@ class _OneResult(Result):
 
     @functools.cached_property
     def angles(self) -> NDArray[np.float64]:
-        return self.__dict__["_buffer"][: self.__dict__["_n"]]
+        return self.__dict__["_out"][0, : self.__dict__["_n"]]
 
     @functools.cached_property
     def joints(self) -> NDArray[np.float64]:
         n = self.__dict__["_n"]
-        joints = self.__dict__["_buffer"][n : 3 * n + 2]
+        joints = self.__dict__["_out"][0, n : 3 * n + 2]
         joints.shape = (n + 1, 2)
         return joints
 
@@ -246,7 +247,7 @@ class _OneResult(Result):
 
     @functools.cached_property
     def target(self) -> NDArray[np.float64]:
-        return np.array(self.__dict__["_point"])
+        return self.__dict__["_point"][0]
 
     @functools.cached_property
     def at_limit(self) -> NDArray[np.bool_]:
@@ -277,13 +278,13 @@ def result_from_out(
     """
     results = 3 * n + 2
     if shape == ():
-        row = out[0]
-        error, min_error, reachable, iterations, code, certified = row[results:].tolist()
+        row = out.tolist()[0]  # one call for the six numbers (a view would cost as much)
+        error, min_error, reachable, iterations, code, certified = row[results:]
         one = _new(_OneResult)
         fields = one.__dict__
-        fields["_buffer"] = row
+        fields["_out"] = out
         fields["_n"] = n
-        fields["_point"] = tuple(targets[0].tolist())
+        fields["_point"] = targets
         fields["error"] = error
         fields["min_error"] = min_error
         fields["reachable"] = reachable != 0.0

@@ -43,7 +43,8 @@ from ikchain.solvers.methods import (
     START_BEND,
     TAKES_LIMITS,
 )
-from ikchain.solvers.records import OPT_MAX_ITERATIONS, OUTSIDE_LIMITS, out_width
+from ikchain.solvers.records import CODE as CODE_FIELD
+from ikchain.solvers.records import ITERATIONS, OUTSIDE_LIMITS, RESULT_FIELDS, out_width
 
 __all__ = [
     "BONES",
@@ -70,7 +71,7 @@ _TRACE_ROOM = 1025
 _BATCH_TRACE_FLOATS = 1 << 22
 _NO_REST = np.empty(0)
 _NO_POINTS = np.empty((0, 2))
-_EMPTY: dict[tuple[int, str], NDArray[np.float64]] = {}
+_EMPTY: dict[int, tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]] = {}
 
 
 def _kernels() -> tuple[ModuleType, ModuleType, ModuleType]:
@@ -241,9 +242,11 @@ def solve(
         has_start = _plain_start(chain.n_bones, init)
         if has_start is not None:  # one target, one start pose: a batch of one
             starts = np.array((init,), dtype=np.float64) if has_start else _nothing(n, "starts")
-            return _iterate(chain, method, np.array((point,)), (), starts, options, trace, toward)
+            targets = np.empty((1, 2))  # half the cost of np.array((point,))
+            targets[0, 0], targets[0, 1] = point
+            return _iterate(chain, method, targets, (), starts, options, trace, toward, budget)
         points = np.array(point)
-    return _iterate_many(chain, method, points, init, options, trace, toward)
+    return _iterate_many(chain, method, points, init, options, trace, toward, budget)
 
 
 #: Every option ``solve()`` takes, in the order of its signature; ``_REFUSED`` lists, for
@@ -393,7 +396,8 @@ def _analytic(
     options = _options(chain, bend, 0, DEFAULT_TOLERANCE, DEFAULT_DAMPING, math.inf, 0.0)
     if point is not None:
         shape: tuple[int, ...] = ()
-        flat = np.array((point,))
+        flat = np.empty((1, 2))
+        flat[0, 0], flat[0, 1] = point
     else:
         shape = target.shape[:-1]
         flat = np.array(target, dtype=np.float64).reshape(-1, 2)  # a copy: Result.target
@@ -408,20 +412,33 @@ def _analytic(
 def _options(
     chain: Chain, bend: int, budget: int, goal: float, fraction: float, cap: float, pull: float
 ) -> NDArray[np.float64]:
-    """The options record every kernel reads (``units.OPTION_FIELDS``, in that order)."""
-    return np.array(
-        (
-            chain.outer_radius,
-            chain.inner_radius,
-            1.0 if chain._limited else 0.0,
-            bend,
-            budget,
-            goal,
-            fraction,
-            cap,
-            pull,
-        )
+    """The options record every kernel reads (``records.OPTION_FIELDS``, in that order).
+
+    The same options come again and again (a drag solves one chain with one set of
+    options), so the records made are kept, a few hundred at most: a lookup costs a
+    third of making one. The kernels only read them.
+    """
+    key = (
+        chain.outer_radius,
+        chain.inner_radius,
+        chain._limited,
+        bend,
+        budget,
+        goal,
+        fraction,
+        cap,
+        pull,
     )
+    record = _RECORDS.get(key)
+    if record is None:
+        if len(_RECORDS) >= _RECORDS_KEPT:
+            _RECORDS.clear()
+        record = _RECORDS.setdefault(key, np.array(key, dtype=np.float64))
+    return record
+
+
+_RECORDS: dict[tuple[Any, ...], NDArray[np.float64]] = {}
+_RECORDS_KEPT = 256
 
 
 def _check_codes(
@@ -434,9 +451,13 @@ def _check_codes(
 ) -> None:
     """Raise for a target the kernel refused (a code < 0): beyond floats, or (``starts``
     given) a start pose outside the joint limits."""
-    codes = out[:, 3 * n + 2 + 4]
-    if codes.size == 0 or codes.min() >= 0:
+    column = 3 * n + 2 + CODE_FIELD
+    if out.shape[0] == 1:  # one target: a scalar test is ten times cheaper
+        if out[0, column] >= 0.0:
+            return
+    elif out.shape[0] == 0 or out[:, column].min() >= 0.0:
         return
+    codes = out[:, column]
     if starts is not None and (codes == OUTSIDE_LIMITS).any():
         _check_within_limits(chain, starts)
     _too_far(chain, targets.reshape(*shape, 2), codes.astype(np.int64).reshape(shape))
@@ -451,6 +472,7 @@ def _iterate(
     options: NDArray[np.float64],
     trace: bool,
     rest: NDArray[np.float64],
+    budget: int,
 ) -> Result:
     """Targets (B, 2), C-ordered, from ``starts`` ((B, n), (1, n), or (0, n) for the
     default) through the method's loop (``loop.SOLVE``), a single target being a batch
@@ -459,42 +481,48 @@ def _iterate(
     n = chain.n_bones
     count = targets.shape[0]
     data = chain._kernel_data
+    _, found, rows = _empties(n)
     if chain._limited:
         found = np.empty((count, n + 3))
         threads.run(limited.reach_range, (data, options, targets, found), count)
-    else:
-        found = _nothing(n, "found")
-    out = np.empty((count, out_width(n)))
-    budget = int(options[OPT_MAX_ITERATIONS])
-    room = 0
-    if trace:  # the loop is deterministic: if a trace overflows, run again with room for all
-        room = min(budget + 1, _TRACE_ROOM, max(2, _BATCH_TRACE_FLOATS // max(1, count * (n + 1))))
+    out = np.empty((count, 3 * n + 2 + len(RESULT_FIELDS)))
+    kernel = loop.SOLVE[CODE[method]]
+    checked = starts if starts.shape[0] else None
+    if not trace:
+        if count < threads.PARALLEL_FROM:  # the calling thread alone, as threads.run would
+            kernel(data, options, targets, starts, rest, found, out, rows, 0, count)
+        else:
+            threads.run(kernel, (data, options, targets, starts, rest, found, out, rows), count)
+        _check_codes(chain, targets, shape, out, n, checked)
+        return result_from_out(out, shape, n, targets, method, None, chain.limits)
+    # the loop is deterministic: if a trace overflows, it runs again with room for all
+    room = min(budget + 1, _TRACE_ROOM, max(2, _BATCH_TRACE_FLOATS // max(1, count * (n + 1))))
     while True:
-        rows = np.empty((count, room, n + 1)) if trace else _nothing(n, "trace")
-        threads.run(
-            loop.SOLVE[CODE[method]],
-            (data, options, targets, starts, rest, found, out, rows),
-            count,
-        )
-        _check_codes(chain, targets, shape, out, n, starts if starts.shape[0] else None)
-        if not trace:
-            break
-        longest = int(out[:, 3 * n + 2 + 3].max()) + 1 if count else 1
+        rows = np.empty((count, room, n + 1))
+        threads.run(kernel, (data, options, targets, starts, rest, found, out, rows), count)
+        _check_codes(chain, targets, shape, out, n, checked)
+        longest = int(out[:, 3 * n + 2 + ITERATIONS].max()) + 1 if count else 1
         if longest <= room:
-            rows = rows[:, :longest]
-            break
+            return result_from_out(out, shape, n, targets, method, rows[:, :longest], chain.limits)
         room = longest
-    return result_from_out(out, shape, n, targets, method, rows if trace else None, chain.limits)
 
 
 def _nothing(n: int, what: str) -> NDArray[np.float64]:
-    """The empty array a kernel gets for no starts, no trace, or nothing found (one per n)."""
-    key = (n, what)
-    empty = _EMPTY.get(key)
-    if empty is None:
-        shapes = {"starts": (0, n), "trace": (0, 0, n + 1), "found": (0, n + 3)}
-        empty = _EMPTY.setdefault(key, np.empty(shapes[what]))
-    return empty
+    """The empty array a kernel gets for no starts, no trace, or nothing found."""
+    return _empties(n)[_EMPTY_KINDS.index(what)]
+
+
+_EMPTY_KINDS = ("starts", "found", "trace")
+
+
+def _empties(n: int) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+    """No starts (0, n), nothing found (0, n + 3) and no trace (0, 0, n + 1): made once
+    per n (a single solve takes all three: one lookup)."""
+    empties = _EMPTY.get(n)
+    if empties is None:
+        made = (np.empty((0, n)), np.empty((0, n + 3)), np.empty((0, 0, n + 1)))
+        empties = _EMPTY.setdefault(n, made)
+    return empties
 
 
 def _iterate_many(
@@ -505,6 +533,7 @@ def _iterate_many(
     options: NDArray[np.float64],
     trace: bool,
     rest: NDArray[np.float64],
+    budget: int,
 ) -> Result:
     """A batch (or one target with a batch of start poses): broadcast, then :func:`_iterate`."""
     n = chain.n_bones
@@ -526,4 +555,4 @@ def _iterate_many(
             start = np.ascontiguousarray(start.reshape(1, n), dtype=np.float64)
         else:
             start = np.ascontiguousarray(np.broadcast_to(start, (*shape, n)).reshape(-1, n))
-    return _iterate(chain, method, targets, shape, start, options, trace, rest)
+    return _iterate(chain, method, targets, shape, start, options, trace, rest, budget)

@@ -67,8 +67,11 @@ def run(kernel: Callable[..., Any], arguments: tuple[Any, ...], count: int) -> N
 
     The calling thread works too; an exception in any range is raised here.
     """
+    if count < PARALLEL_FROM:
+        kernel(*arguments, 0, count)
+        return
     threads = batch_threads()
-    if count < PARALLEL_FROM or threads == 1:
+    if threads == 1:
         kernel(*arguments, 0, count)
         return
     chunks = min(count, CHUNKS)
