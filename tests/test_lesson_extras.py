@@ -18,7 +18,9 @@ import pytest
 from starlette.testclient import TestClient
 
 import ikchain
+from ikchain.chain import Chain
 from ikchain.lesson import limits, limits_page, motion, replay, rest
+from ikchain.lesson.frames import SolveRequest
 from ikchain.web.app import build_app
 from ikchain.web.protocol import frame_reply
 
@@ -576,3 +578,57 @@ def test_25_text_names_the_buttons_as_the_page_labels_them():
         text = load_text(lang)
         assert quote.format(text["controls"]["cold"]) in " ".join(text["s25"]["rest"])
         assert quote.format(text["choose"]["rest"]) in " ".join(text["s25"]["rest"])
+
+
+# ------------------------------------------------------------- caps (issue 14)
+
+#: The README's caps, spelled out (never read from the modules that enforce them).
+README_MAX_REPLY_BYTES = 262_144
+README_MOTION_WORK = 280_000
+
+
+def test_a_replay_whose_reply_would_exceed_the_reply_cap_is_refused_before_work():
+    """32 bones, FABRIK, 200 iterations toward (0.999, 0): run directly, the replay is
+    over 262,144 bytes (the README's max_reply_bytes), so the server refuses it before
+    any work; 16 bones, the same replay fits and is served within the cap."""
+    base = {"kind": "replay", "method": "fabrik", "iterations": 200, "tolerance": 1e-300}
+    sizes = {}
+    for n in (16, 32):
+        chain = Chain([1.0 / n] * n)
+        request = SolveRequest(chain, np.array([0.999, 0.0]), "fabrik", base_options())
+        view = replay.replay_from_request(request, joint_steps=True, lang="en")
+        sizes[n] = len(json.dumps({"ok": True, "replay": view}, separators=(",", ":")).encode())
+    assert sizes[32] > README_MAX_REPLY_BYTES >= sizes[16]
+    for n in (16, 32):
+        body = {**base, "lengths": [1.0 / n] * n, "target": [0.999, 0.0]}
+        answer = frame_reply(json.dumps(body))
+        if n == 32:
+            assert answer["ok"] is False and "reply within 262,144 bytes" in answer["error"]
+        else:
+            assert answer["ok"], answer
+            size = len(json.dumps(answer, separators=(",", ":"), ensure_ascii=False).encode())
+            assert size <= README_MAX_REPLY_BYTES
+
+
+def base_options() -> dict[str, float | int]:
+    return {"max_iterations": 200, "tolerance": 1e-300, "bend": 1}
+
+
+@pytest.mark.parametrize(
+    ("bones", "frames_per_lap", "budget"),
+    [
+        (4, 182, 64),  # 4 × 364 × 64 × 3 = 279,552 <= 280,000: served
+        (4, 183, 64),  # 4 × 366 × 64 × 3 = 281,088 > 280,000: refused
+    ],
+)
+def test_the_motion_work_cap_is_the_readmes(bones, frames_per_lap, budget):
+    """bones × frames × iterations × 3 methods <= 280,000 (README), frames being two
+    laps of ``frames_per_lap``: both sides of the boundary."""
+    work = bones * 2 * frames_per_lap * budget * 3
+    lengths = [0.6, 0.45, 0.35, 0.25][:bones]
+    body = {**MOTION, "lengths": lengths, "frames_per_lap": frames_per_lap, "budget": budget}
+    answer = frame_reply(json.dumps(body))
+    if work <= README_MOTION_WORK:
+        assert answer["ok"], answer
+    else:
+        assert answer["ok"] is False and "bones × frames × budget × methods" in answer["error"]

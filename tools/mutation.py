@@ -32,6 +32,13 @@ ROOT = Path(__file__).resolve().parent.parent
 
 SOLVER_TESTS = ("tests/test_contracts.py", "tests/test_solvers.py")
 LIMIT_TESTS = ("tests/test_contracts.py", "tests/test_limits_reach.py")
+FRAME_TESTS = ("tests/test_contracts.py", "tests/test_bend.py")
+#: The lesson's caps, each named by the test that spells the README's value.
+REPLAY_CAP_TESTS = (
+    "tests/test_lesson_extras.py::test_a_replay_whose_reply_would_exceed_the_reply_cap_is_refused_before_work",
+    "tests/test_lesson_extras.py::test_replay_and_motion_replies_stay_within_their_bound_and_the_cap",
+)
+MOTION_CAP_TESTS = ("tests/test_lesson_extras.py::test_the_motion_work_cap_is_the_readmes",)
 
 
 #: Tests left out of mutation runs: the oracle's self-checks (they test no ikchain
@@ -161,6 +168,35 @@ MUTANTS: tuple[Mutant, ...] = (
         "if gap < distance:",
         "if gap > distance or distance == math.inf:",
         LIMIT_TESTS,
+    ),
+    # -- the lesson's frames and caps (issue 14's lesson-side mistakes) ------------------
+    Mutant(
+        "frames: the mirrored re-solve given the whole budget, not what is left",
+        "lesson/frames.py",
+        'again["max_iterations"] = max(0, budget - int(result.iterations))',
+        'again["max_iterations"] = budget',
+        FRAME_TESTS,
+    ),
+    Mutant(
+        "motion: the work cap x10",
+        "lesson/motion.py",
+        "MAX_MOTION_WORK = 280_000",
+        "MAX_MOTION_WORK = 2_800_000",
+        MOTION_CAP_TESTS,
+    ),
+    Mutant(
+        "replay: the reply-size bound 10x too small (its check 10x looser)",
+        "lesson/replay_bounds.py",
+        "return 14_000 + steps * (per_step + 20)",
+        "return (14_000 + steps * (per_step + 20)) // 10",
+        REPLAY_CAP_TESTS,
+    ),
+    Mutant(
+        "protocol: the replay reply-size check 10x looser",
+        "web/protocol.py",
+        'replay.reply_bytes_bound(bones, steps) > CAPS["max_reply_bytes"]',
+        'replay.reply_bytes_bound(bones, steps) > 10 * CAPS["max_reply_bytes"]',
+        REPLAY_CAP_TESTS,
     ),
 )
 
