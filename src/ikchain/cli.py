@@ -115,7 +115,9 @@ def build_parser() -> argparse.ArgumentParser:
         "bench",
         help="benchmarks: 'ikchain bench [--quick] ...' (solvers and peers), "
         "'ikchain bench lesson ...' (server frame time, drag-to-redraw, --fairness, "
-        "--clients N), 'ikchain bench caps' (the caps against the time budget); "
+        "--clients N), 'ikchain bench caps' (the caps against the time budget), "
+        "'ikchain bench startup' (fresh-process start-up, cache empty and warm, "
+        "--against SRC); "
         "--help for each",
         add_help=False,
     )
@@ -279,6 +281,10 @@ def _run_bench(argv: list[str]) -> int:
         from ikchain.bench.server import caps_main
 
         return caps_main(argv[1:])
+    if argv[:1] == ["startup"]:
+        from ikchain.bench.startup import main as startup_main
+
+        return startup_main(argv[1:])
     from ikchain.bench import main as bench_main
 
     return bench_main(argv)

@@ -316,6 +316,7 @@ def result_from_out(
         certified=(columns[:, 5] != 0.0).reshape(shape),
     )
     del result.__dict__["status"]  # the cached property below fills it when read
+    result.__dict__["_out"] = out  # solve(..., out=result) reuses it
     result.__dict__["_codes"] = columns[:, 4].astype(np.int64).reshape(shape)
     result.__dict__["_limits"] = limits
     return result

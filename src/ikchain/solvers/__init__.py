@@ -44,7 +44,7 @@ from ikchain.solvers.methods import (
     TAKES_LIMITS,
 )
 from ikchain.solvers.records import CODE as CODE_FIELD
-from ikchain.solvers.records import ITERATIONS, OUTSIDE_LIMITS, RESULT_FIELDS, out_width
+from ikchain.solvers.records import ITERATIONS, OUTSIDE_LIMITS, out_width
 
 __all__ = [
     "BONES",
@@ -146,6 +146,7 @@ def solve(
     trace: bool = False,
     rest: ArrayLike | None = None,
     rest_weight: float | None = None,
+    out: Result | None = None,
 ) -> Result:
     """Joint angles that bring the chain's tip to ``target``, or as close as possible.
 
@@ -188,6 +189,11 @@ def solve(
     rest_weight : float, optional
         ``dls`` with ``rest``: strength of the pull, >= 0 (0: none). Each iteration
         moves ``w / (1 + w)`` of the way toward the rest pose. Default 1.
+    out : Result, optional
+        A Result of an earlier solve with as many targets and bones, whose memory
+        this solve reuses instead of allocating its own: a caller solving a long
+        series of chunks allocates the angles, joints and errors once. That earlier
+        Result's arrays then show this solve's numbers (they are the same memory).
 
     Returns
     -------
@@ -221,13 +227,14 @@ def solve(
             _refuse_options(method, allowed, given)
     if init is not None and bend is not None:
         raise ValueError("bend: chooses the default start pose; expected init or bend, got both")
+    into = None if out is None else _memory_of(out)
     point = _plain_point(target)
     points = _NO_POINTS if point is not None else check_points(target, "target")
     bend = 1 if bend is None else check_bend(bend)
     _check_chain_for(chain, method)
     n = chain.n_bones
     if method == "analytic":
-        return _analytic(chain, point, points, bend)
+        return _analytic(chain, point, points, bend, into)
     budget = (
         DEFAULT_MAX_ITERATIONS
         if max_iterations is None
@@ -244,9 +251,11 @@ def solve(
             starts = np.array((init,), dtype=np.float64) if has_start else _nothing(n, "starts")
             targets = np.empty((1, 2))  # half the cost of np.array((point,))
             targets[0, 0], targets[0, 1] = point
-            return _iterate(chain, method, targets, (), starts, options, trace, toward, budget)
+            return _iterate(
+                chain, method, targets, (), starts, options, trace, toward, budget, into
+            )
         points = np.array(point)
-    return _iterate_many(chain, method, points, init, options, trace, toward, budget)
+    return _iterate_many(chain, method, points, init, options, trace, toward, budget, into)
 
 
 #: Every option ``solve()`` takes, in the order of its signature; ``_REFUSED`` lists, for
@@ -390,7 +399,11 @@ def _too_far(chain: Chain, target: NDArray[np.float64], codes: NDArray[np.int64]
 
 
 def _analytic(
-    chain: Chain, point: tuple[float, float] | None, target: NDArray[np.float64], bend: int
+    chain: Chain,
+    point: tuple[float, float] | None,
+    target: NDArray[np.float64],
+    bend: int,
+    into: NDArray[np.float64] | None,
 ) -> Result:
     _, analytic, _ = _kernels_cached or _kernels()
     options = _options(chain, bend, 0, DEFAULT_TOLERANCE, DEFAULT_DAMPING, math.inf, 0.0)
@@ -402,11 +415,35 @@ def _analytic(
         shape = target.shape[:-1]
         flat = np.array(target, dtype=np.float64).reshape(-1, 2)  # a copy: Result.target
     count = flat.shape[0]
-    out = np.empty((count, out_width(2)))
+    out = _out_array(into, count, 2)
     threads.run(analytic.solve_range, (chain._kernel_data, options, flat, out), count)
     result = result_from_out(out, shape, 2, flat, "analytic", limits=chain.limits)
     _check_codes(chain, flat, shape, out, 2, None)
     return result
+
+
+def _memory_of(out: Any) -> NDArray[np.float64]:
+    """The ``out`` array behind a Result (``solve(..., out=result)``)."""
+    memory = out.__dict__.get("_out") if isinstance(out, Result) else None
+    if memory is None:
+        raise ValueError(
+            f"out: expected a Result returned by ikchain.solve, got {type(out).__name__}"
+        )
+    return memory
+
+
+def _out_array(into: NDArray[np.float64] | None, count: int, n: int) -> NDArray[np.float64]:
+    """A solve's ``out`` (count, 3n + 8): ``into`` when given (it must fit), else new."""
+    shape = (count, out_width(n))
+    if into is None:
+        return np.empty(shape)
+    if into.shape != shape:
+        bones = (into.shape[1] - out_width(0)) // 3
+        got = f"{into.shape[0]} targets with {bones} bones"
+        raise ValueError(
+            f"out: expected a Result of {count} targets with {n} bones, got one of {got}"
+        )
+    return into
 
 
 def _options(
@@ -473,6 +510,7 @@ def _iterate(
     trace: bool,
     rest: NDArray[np.float64],
     budget: int,
+    into: NDArray[np.float64] | None,
 ) -> Result:
     """Targets (B, 2), C-ordered, from ``starts`` ((B, n), (1, n), or (0, n) for the
     default) through the method's loop (``loop.SOLVE``), a single target being a batch
@@ -485,7 +523,7 @@ def _iterate(
     if chain._limited:
         found = np.empty((count, n + 3))
         threads.run(limited.reach_range, (data, options, targets, found), count)
-    out = np.empty((count, 3 * n + 2 + len(RESULT_FIELDS)))
+    out = _out_array(into, count, n)
     kernel = loop.SOLVE[CODE[method]]
     checked = starts if starts.shape[0] else None
     if not trace:
@@ -534,6 +572,7 @@ def _iterate_many(
     trace: bool,
     rest: NDArray[np.float64],
     budget: int,
+    into: NDArray[np.float64] | None,
 ) -> Result:
     """A batch (or one target with a batch of start poses): broadcast, then :func:`_iterate`."""
     n = chain.n_bones
@@ -555,4 +594,4 @@ def _iterate_many(
             start = np.ascontiguousarray(start.reshape(1, n), dtype=np.float64)
         else:
             start = np.ascontiguousarray(np.broadcast_to(start, (*shape, n)).reshape(-1, n))
-    return _iterate(chain, method, targets, shape, start, options, trace, rest, budget)
+    return _iterate(chain, method, targets, shape, start, options, trace, rest, budget, into)

@@ -1,0 +1,186 @@
+"""``ikchain bench startup``: what a newcomer waits for, from a fresh process.
+
+Each figure is the wall time of a new process, with the kernels' disk cache warm (as
+after the first run) and empty (a fresh ``NUMBA_CACHE_DIR``, as on the very first
+run, when numba compiles what it needs):
+
+* ``ikchain solve --method M`` for each method (the program: plain Python for small
+  solves, see ``cli.INTERPRET_UP_TO``);
+* a library script's first ``ikchain.solve(..., method=M)`` (``import ikchain`` included);
+* ``ikchain lesson``: until it prints "serving on", then until its page answers, and
+  the longest silence on its terminal meanwhile.
+
+``--against SRC`` measures another source tree (e.g. a worktree of an older commit,
+``SRC`` being its ``src`` folder) in the same run, figure by figure, so the two can be
+read side by side on the same machine at the same load.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.request
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from ikchain.arguments import OneLineParser, integer_in
+
+METHODS = ("analytic", "dls", "ccd", "fabrik")
+#: The goals of issue 13 (seconds): first CLI solve, cache empty and warm; the lesson
+#: serving, cache empty; the longest silence on the lesson's terminal meanwhile.
+GOALS = {"cli_cold": 3.0, "cli_warm": 0.4, "lesson_cold": 8.0, "silence": 2.0}
+
+_LIBRARY = "import sys, ikchain; ikchain.solve(ikchain.Chain([0.8, 0.6]), [1.0, 0.5], sys.argv[1])"
+
+
+def _environment(tree: Path | None, cache: str | None) -> dict[str, str]:
+    env = dict(os.environ)
+    if tree is not None:
+        env["PYTHONPATH"] = str(tree)
+    if cache is not None:
+        env["NUMBA_CACHE_DIR"] = cache
+    env.pop("IKCHAIN_JIT", None)
+    return env
+
+
+def _wall(args: list[str], env: dict[str, str]) -> float:
+    started = time.perf_counter()
+    subprocess.run(args, env=env, capture_output=True, timeout=900, check=True)
+    return time.perf_counter() - started
+
+
+def _lesson(env: dict[str, str]) -> dict[str, float]:
+    """Seconds until "serving on", until ``GET /`` answers, and the longest gap
+    between lines on stderr (or since the start) before serving."""
+    started = time.perf_counter()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "ikchain", "lesson", "--port", "0", "--no-browser"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    lines: list[float] = [started]
+
+    def read_stderr() -> None:
+        assert process.stderr is not None
+        for _ in process.stderr:
+            lines.append(time.perf_counter())
+
+    reader = threading.Thread(target=read_stderr, daemon=True)
+    reader.start()
+    try:
+        assert process.stdout is not None
+        url = ""
+        for line in process.stdout:
+            if "serving on" in line:
+                url = line.split("serving on", 1)[1].split()[0]
+                break
+        serving = time.perf_counter()
+        if not url:
+            raise RuntimeError("ikchain lesson ended without serving")
+        with urllib.request.urlopen(url, timeout=300) as reply:
+            reply.read()
+        answered = time.perf_counter()
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+    marks = [t for t in lines if t <= serving] + [serving]
+    silence = max(b - a for a, b in itertools.pairwise(marks)) if len(marks) > 1 else 0
+    return {
+        "serving_s": serving - started,
+        "page_s": answered - started,
+        "longest_silence_s": silence,
+    }
+
+
+def measure(tree: Path | None, repeats: int) -> dict[str, Any]:
+    """Every figure for the code in ``tree`` (None: this one), cache empty and warm."""
+    python = sys.executable
+    data: dict[str, Any] = {"cli": {}, "library": {}, "lesson": {}}
+    for method in METHODS:
+        solve = [python, "-m", "ikchain", "solve", "--lengths", "0.8,0.6", "--target", "1,0.5"]
+        solve += ["--method", method]
+        library = [python, "-c", _LIBRARY, method]
+        for name, command in (("cli", solve), ("library", library)):
+            with tempfile.TemporaryDirectory() as cache:
+                env = _environment(tree, cache)
+                cold = _wall(command, env)
+                warm = min(_wall(command, env) for _ in range(repeats))
+            data[name][method] = {"cold_s": cold, "warm_s": warm}
+    with tempfile.TemporaryDirectory() as cache:
+        env = _environment(tree, cache)
+        data["lesson"]["cold"] = _lesson(env)
+        data["lesson"]["warm"] = _lesson(env)
+    return data
+
+
+def goals(data: dict[str, Any]) -> list[dict[str, Any]]:
+    """Each start-up goal, the figure it is judged on and whether it is met."""
+    cli = data["cli"]
+    cold = max(cli[m]["cold_s"] for m in METHODS)
+    warm = max(cli[m]["warm_s"] for m in METHODS)
+    lesson = data["lesson"]["cold"]
+    return [
+        {"goal": "first ikchain solve, any method, cache empty <= 3 s", "seconds": cold,
+         "met": cold <= GOALS["cli_cold"]},
+        {"goal": "ikchain solve, cache warm <= 0.4 s", "seconds": warm,
+         "met": warm <= GOALS["cli_warm"]},
+        {"goal": "ikchain lesson serving, cache empty <= 8 s", "seconds": lesson["serving_s"],
+         "met": lesson["serving_s"] <= GOALS["lesson_cold"]},
+        {"goal": "ikchain lesson never silent > 2 s before serving",
+         "seconds": lesson["longest_silence_s"],
+         "met": lesson["longest_silence_s"] <= GOALS["silence"]},
+    ]  # fmt: skip
+
+
+def format_report(runs: dict[str, dict[str, Any]]) -> str:
+    """The figures of each tree side by side, then the goals for this one."""
+    names = list(runs)
+    lines = ["start-up, wall seconds (empty cache / warm cache): " + " | ".join(names)]
+    for kind in ("cli", "library"):
+        for method in METHODS:
+            label = ("ikchain solve" if kind == "cli" else "library first solve") + f" {method}"
+            cells = [
+                f"{runs[n][kind][method]['cold_s']:6.2f} / {runs[n][kind][method]['warm_s']:5.2f}"
+                for n in names
+            ]
+            lines.append(f"  {label:<32} " + " | ".join(cells))
+    for what, key in (("serving on", "serving_s"), ("page answers", "page_s")):
+        cells = [
+            f"{runs[n]['lesson']['cold'][key]:6.2f} / {runs[n]['lesson']['warm'][key]:5.2f}"
+            for n in names
+        ]
+        lines.append(f"  {'ikchain lesson ' + what:<32} " + " | ".join(cells))
+    cells = [f"{runs[n]['lesson']['cold']['longest_silence_s']:6.2f}" for n in names]
+    lines.append(f"  {'lesson: longest silence (empty)':<32} " + " | ".join(cells))
+    lines.append(f"goals ({names[0]}), load average {os.getloadavg()[0]:.1f}:")
+    for goal in goals(runs[names[0]]):
+        verdict = "met" if goal["met"] else "MISSED"
+        lines.append(f"  {goal['goal']:<52} {goal['seconds']:6.2f} s  {verdict}")
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``ikchain bench startup [--against SRC] [--repeats N] [--json PATH]``."""
+    parser = OneLineParser(prog="ikchain bench startup", description=__doc__.splitlines()[0])
+    parser.add_argument("--against", type=Path, help="another source tree to measure beside")
+    parser.add_argument("--repeats", type=integer_in(1, 100, "a count"), default=3)
+    parser.add_argument("--json", type=Path, help="also write the figures here")
+    args = parser.parse_args(argv)
+    if args.against is not None and not (args.against / "ikchain").is_dir():
+        parser.error(f"--against: expected a source tree holding ikchain/, got {args.against}")
+    runs = {"this tree": measure(None, args.repeats)}
+    if args.against is not None:
+        runs[str(args.against)] = measure(args.against, args.repeats)
+    print(format_report(runs))
+    if args.json is not None:
+        args.json.write_text(json.dumps(runs, indent=1) + "\n", encoding="utf-8")
+    return 0
