@@ -23,9 +23,10 @@ solutions form families (self-motion). Given a rest pose ``r`` and a gain
 the tip where it is (to first order; undamped, so that the pull does not push the
 tip, with a regularisation of 1e-14 of J Jᵀ's size for the singular poses): the pose
 drifts toward the member of the family nearest ``r`` (differences taken in
-(-pi, pi]) while the tip converges as before. A step that would raise the error is
-retried without the pull (and then with the larger damping, as always), so that the
-pull can slow the convergence to the target but never stop it. Two joints or fewer
+(-pi, pi]) while the tip converges as before. A step with the pull is kept only if
+it cuts the error by a tenth at least (:data:`PULLED_PROGRESS`); else it is retried
+without the pull (and then with the larger damping, as always), so that the pull can
+slow the convergence to the target but never stop it. Two joints or fewer
 have no family to move along: there the pull is nil.
 
 :func:`step` is compiled and run by the one loop, :mod:`ikchain.solvers.loop`, on
@@ -47,6 +48,11 @@ ERROR_WEIGHT = 0.03
 BIAS = 1e-9
 #: Retries with larger damping when a step would raise the error.
 RETRIES = 6
+#: A step with the rest pull is kept only if it leaves at most this share of the
+#: squared error (0.81: the error falls by a tenth at least); else the plain step is
+#: taken. Without it the pull, whose tip motion is nil only to first order, could hold
+#: the error at a floor for ever (a hypothesis case: 3e-6 m after 1,000 iterations).
+PULLED_PROGRESS = 0.81
 
 
 @kernel()
@@ -165,7 +171,9 @@ def step(
         joints_into(lengths, new_angles, new_joints)
         gx = tx - new_joints[n, 0]
         gy = ty - new_joints[n, 1]
-        if not gx * gx + gy * gy > start2:
+        # a step with the pull must cut the error by a tenth (see PULLED_PROGRESS); a
+        # plain one must not raise it
+        if not gx * gx + gy * gy > (PULLED_PROGRESS * start2 if pull > 0.0 else start2):
             return
     for i in range(n):  # no step helped: stay
         new_angles[i] = angles[i]
