@@ -409,9 +409,11 @@ def test_compile_progress_says_what_compiles_and_when_it_is_done():
     the seconds, and a last line says the solvers are ready."""
     from ikchain.cli import format_compile_progress
 
-    line = format_compile_progress(2, 8, "solve_one", 12.4)
-    assert "2/8" in line and "solve_one" in line and "12 s" in line
+    line = format_compile_progress(2, 8, "solve_dls", 12.4)
+    assert "2/8" in line and "solve_dls" in line and "12 s" in line
     assert "ready (8 kernels, 31 s)" in format_compile_progress(8, 8, "", 31.2)
+    # before the first kernel: numba itself is loading, and the line says so
+    assert "loading the solvers" in format_compile_progress(0, 1, "", 1.0)
 
 
 def test_lesson_help_states_every_connection_limit(capsys):

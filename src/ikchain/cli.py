@@ -194,6 +194,8 @@ def format_compile_progress(done: int, total: int, name: str, seconds: float) ->
     """The line shown while the solvers compile (numba, first run or after an upgrade)."""
     if done >= total:
         return f"ikchain lesson: solvers ready ({total} kernels, {seconds:.0f} s)"
+    if not name:  # numba and the kernel modules are still being imported
+        return f"ikchain lesson: loading the solvers (numba), {seconds:.0f} s"
     return (
         f"ikchain lesson: compiling the solvers, first run only: {done}/{total} "
         f"({name}), {seconds:.0f} s"
@@ -203,7 +205,7 @@ def format_compile_progress(done: int, total: int, name: str, seconds: float) ->
 @contextlib.contextmanager
 def _compile_progress() -> Any:
     """A ``progress`` callback for :func:`ikchain.solvers.compile_kernels` that says what
-    is compiling, about every second, once the compile has taken a second (a warm
+    is compiling, every second, once the compile has taken a second (a warm
     cache loads in less and prints nothing), on stderr: stdout keeps the URL line first.
     On a terminal one line is rewritten."""
     started = time.monotonic()
@@ -221,7 +223,7 @@ def _compile_progress() -> Any:
         state["shown"] = True
 
     def tick() -> None:
-        while not stop.wait(1.0 if tty else 2.0):
+        while not stop.wait(1.0):
             show()
 
     def progress(done: int, total: int, name: str) -> None:
@@ -250,8 +252,11 @@ def _run_lesson(args: argparse.Namespace) -> int:
     port = sockets[0].getsockname()[1]
     if args.host not in ("127.0.0.1", "localhost", "::1"):
         print(format_network_warning(args.host, names), file=sys.stderr, flush=True)
-    with _compile_progress() as progress:
-        compile_kernels(progress)  # the first drag must not wait for numba
+    if args.workers == 1:  # this process serves: compile beside it, the page waits for it
+        _compile_beside()
+    else:  # each server process loads the kernels: compile them once, first
+        with _compile_progress() as progress:
+            compile_kernels(progress)
     path = "/" if args.lang == "zh" else "/?lang=en"
     shown = "127.0.0.1" if args.host in WILDCARD_HOSTS else args.host
     shown = f"[{shown}]" if ":" in shown else shown
@@ -270,6 +275,21 @@ def _run_lesson(args: argparse.Namespace) -> int:
         print(f"ikchain lesson: error: {error.strerror or error}", file=sys.stderr)
         return 1
     return 0
+
+
+def _compile_beside() -> threading.Thread:
+    """Compile the kernels on a thread of their own, reporting progress, while the
+    server starts: its requests that solve wait for the kernels (numba's lock), the
+    terminal says what is compiling meanwhile."""
+    from ikchain.solvers import compile_kernels
+
+    def run() -> None:
+        with _compile_progress() as progress:
+            compile_kernels(progress)
+
+    thread = threading.Thread(target=run, name="ikchain-compile", daemon=True)
+    thread.start()
+    return thread
 
 
 def _run_bench(argv: list[str]) -> int:
