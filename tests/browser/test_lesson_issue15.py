@@ -182,7 +182,9 @@ def controls_of(page: Any, fig: str) -> list[str]:
             const out = [];
             for (const scope of scopes) {
                 scope.querySelectorAll('select, input, button').forEach((el, i) => {
-                    if (!el.getClientRects().length) return;  // hidden
+                    // hidden, or keeping its place while absent (visibility: hidden)
+                    if (!el.getClientRects().length || getComputedStyle(el).visibility === 'hidden')
+                        return;
                     const mark = 'probe-' + id + '-' + out.length;
                     el.setAttribute('data-probe', mark);
                     out.push('[data-probe="' + mark + '"]');

@@ -20,7 +20,7 @@ Figure structure (ids are prefixed with the figure id, e.g. ``fig-s21``)::
         circle.root
         circle.tip
         circle.pointer      where the pointer is while a smoothed target eases (hidden)
-        g.target [tabindex=0, role=slider]
+        g.target            the ring and its hit area (the script makes it a slider)
           circle.target-hit   large transparent hit area for fingers
           circle.target-ring  the ring itself, centred on frame.result.target
 """
@@ -45,7 +45,7 @@ STYLE = {
     "ring_r": 0.062,
     "ring_width": 0.016,
     "hit_r": 0.13,
-    "pointer_r": 0.018,
+    "pointer_r": 0.045,  # the smoothing marker: 12 px across on a desktop, 7.5 on a phone
     "circle_width": 0.008,
     "gap_width": 0.012,
 }
@@ -121,7 +121,6 @@ def svg_from_frame(
     inner = float(frame["reach"]["inner"])
     outer = float(frame["reach"]["outer"])
     gap = bool(frame.get("gap"))
-    readings = frame.get("readings") or {}
     fid = escape(figure_id, quote=True)
     view = f"{_num(-half)} {_num(-half)} {_num(2 * half)} {_num(2 * half)}"
 
@@ -217,21 +216,15 @@ def svg_from_frame(
             cx=_num(target[0]),
             cy=_num(target[1]),
             r=s["pointer_r"],
-            fill="none",
+            fill="#805ad5",
+            fill_opacity=0.35,
             stroke="#805ad5",
             stroke_width=s["circle_width"],
             visibility="hidden",
         ),
-        "<g "
-        + _attrs(
-            class_="target",
-            tabindex=0,
-            role="slider",
-            aria_label=title,
-            aria_valuetext=readings.get("target"),
-            aria_keyshortcuts="ArrowLeft ArrowRight ArrowUp ArrowDown",
-        )
-        + ">",
+        # no Tab stop and no slider role here: the ring moves only with the page's
+        # script, which makes it a slider (tabindex, role, keys, value text)
+        "<g " + _attrs(class_="target") + ">",
         _empty(
             "circle",
             class_="target-hit",

@@ -37,7 +37,10 @@ OUTCOMES = ("reached", "stuck", "out")
 COLOURS = {"reached": "#2f855a", "stuck": "#dd6b20", "out": "#cbd5e0"}
 #: Pixel size of one panel in the SVG's own units, and of one legend row.
 PANEL = 300
-LEGEND_ROW = 26
+LEGEND_ROW = 30
+#: The legend's text size in the SVG's units: the map is drawn about 360 px wide on a
+#: 390 px phone (0.57 of its 624 units), where 20 units read as 11.5 px.
+LEGEND_FONT = 20
 
 
 @dataclass(frozen=True)
@@ -191,13 +194,14 @@ def svg_from_map(
                 'fill="none" stroke="#1a202c" stroke-width="2"/>'
             )
     for k, name in enumerate(OUTCOMES):  # one row each: no text width to guess
-        y = top + PANEL + 26 + k * LEGEND_ROW
+        y = top + PANEL + 28 + k * LEGEND_ROW
         out.append(
-            f'<rect x="0" y="{y - 14}" width="16" height="16" fill="{COLOURS[name]}" '
+            f'<rect x="0" y="{y - 17}" width="20" height="20" fill="{COLOURS[name]}" '
             'stroke="#4a5568" stroke-width="0.8"/>'
         )
         out.append(
-            f'<text class="legend-text" x="24" y="{y}" font-size="17">{escape(labels[name])}</text>'
+            f'<text class="legend-text" x="28" y="{y}" font-size="{LEGEND_FONT}">'
+            f"{escape(labels[name])}</text>"
         )
     out.append("</svg>")
     return "\n".join(out)

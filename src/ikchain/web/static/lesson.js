@@ -206,6 +206,11 @@
       ring: q(".target-ring"),
     };
     this.jointTemplate = this.layer.joints.querySelector(".joint");
+    // The ring is a slider only while this script runs (without it nothing moves it,
+    // so the server's SVG gives it no Tab stop and no role).
+    setAttrs(this.layer.target, {
+      tabindex: 0, role: "slider", "aria-keyshortcuts": "ArrowLeft ArrowRight ArrowUp ArrowDown",
+    });
     if (LABELS.readings && LABELS.readings.target) {
       this.layer.target.setAttribute("aria-label", LABELS.readings.target);
     }
@@ -261,6 +266,7 @@
       resting: 0, // frames left to keep solving while the ring rests
       dragging: old ? old.dragging : null, // the pointer holding the ring, or null
       sliding: false, // a family slider is held: its value is the reader's, not the server's
+      bendFollowed: null, // the bend a family move turned the control to (+1/-1), said once
       request: {
         inflight: null, // id of the one request in flight
         body: null, // what it carries
@@ -363,7 +369,10 @@
     if (reply.ok) {
       // Moving along the family can carry the chain over to the other bend: the
       // control follows the pose, so the next drag keeps what the reader sees.
-      if (family && reply.frame.bend) s.bend = reply.frame.bend;
+      if (family && reply.frame.bend && reply.frame.bend !== s.bend) {
+        s.bend = reply.frame.bend;
+        s.bendFollowed = reply.frame.bend; // said beside the control (updateControls)
+      }
       s.frame = reply.frame;
       s.error = null;
       s.errorDetail = null;
@@ -455,8 +464,8 @@
       else text = rd[key];
       if (text != null && this.readings[key].textContent !== text) this.readings[key].textContent = text;
     }
-    var j1 = this.readings.joint1;
-    if (j1) j1.parentNode.hidden = joints.length < 4;
+    var j1 = this.readings.joint1; // kept in place while absent (2 bones): nothing moves
+    if (j1) j1.parentNode.classList.toggle("is-absent", joints.length < 4);
     var held = this.readings.held;
     if (held) held.parentNode.hidden = !f.limits;
     var reach = this.readings.reachable;
@@ -526,6 +535,9 @@
     if (bones && bones.value !== String(s.bones)) bones.value = String(s.bones);
     var bend = this.control("bend");
     if (bend && bend.value !== String(s.bend)) bend.value = String(s.bend);
+    var M = LABELS.messages || {};
+    this.controlMessage("bend", s.bendFollowed == null ? null
+      : M[s.bendFollowed > 0 ? "bend_follows_family_ccw" : "bend_follows_family_cw"]);
     var damping = this.control("damping");
     if (damping) {
       damping.value = String(s.damping);
@@ -548,8 +560,9 @@
     if (this.marks) {
       var mt = this.marksTarget, ft = s.frame.result.target;
       // The marks belong to Table ③'s target: shown only while the figure is there.
-      this.marks.hidden = !(s.bones === 3 && mt && Math.abs(ft[0] - mt[0]) < 1e-12 &&
-                            Math.abs(ft[1] - mt[1]) < 1e-12);
+      // Away from it they keep their place, empty: the controls below do not move.
+      this.marks.classList.toggle("is-absent", !(s.bones === 3 && mt && Math.abs(ft[0] - mt[0]) < 1e-12 &&
+                                                 Math.abs(ft[1] - mt[1]) < 1e-12));
     }
     var smoothing = this.control("smoothing");
     if (smoothing) smoothing.checked = !!s.smoothing;
@@ -558,9 +571,9 @@
     if (family) {
       var fam = s.frame.family;
       var label = family.closest("[data-control]");
-      if (label) label.hidden = s.bones !== 3 && s.bones !== 4;
+      if (label) label.classList.toggle("is-absent", s.bones !== 3 && s.bones !== 4);
       var label2 = family2 && family2.closest("[data-control]");
-      if (label2) label2.hidden = s.bones !== 4;
+      if (label2) label2.classList.toggle("is-absent", s.bones !== 4);
       family.disabled = !fam;
       if (family2) family2.disabled = !(fam && fam.positions);
       // The sliders show the server's family positions (one for three bones, two
@@ -733,6 +746,7 @@
         break;
       case "bend":
         s.bend = parseInt(value, 10);
+        s.bendFollowed = null; // the reader's own choice now
         s.cold = true; // iterative methods: the default start pose bends this way
         break;
       case "damping":
