@@ -6,7 +6,9 @@ Routes (all in :data:`ROUTES`):
 
 - ``GET /`` — the lesson page, Chinese; ``/?lang=en`` for English (any case).
 - ``GET /static/...`` — the page's script and style sheet, shipped in the package.
-- ``WebSocket /ws`` — drag frames: one JSON request in, one JSON reply out, in order.
+- ``WebSocket /ws`` — drag frames, replays and motions: one JSON reply per request,
+  each sent when it is ready and carrying the request's id (a drag frame is answered
+  before a replay sent ahead of it).
 - ``POST /api/frame`` — one drag frame over HTTP (the script's fallback).
 - ``POST /api/solve`` — the same JSON as ``ikchain solve --json``.
 
@@ -15,14 +17,13 @@ started for (else 400: DNS rebinding), only same-origin browsers (a WebSocket or
 POST whose ``Origin`` is another site gets 403), only JSON bodies (415), and the
 security headers (:data:`SECURITY_HEADERS`) on every HTTP answer.
 
-Where the work runs (:class:`Workers`): a request of at most :data:`LIGHT_BYTES` is
-parsed and, when it is light (one solve of at most :data:`LIGHT_WORK` units, at most
-about half a millisecond), solved right here on the event loop; anything longer or
-heavier goes to a separate process, one request at a time, with at most
-:data:`HEAVY_QUEUE` waiting (then 429). (A thread pool for the light ones cost a
-quarter of the server's time per frame in hand-offs and GIL switches, and bought no
-parallelism: the solvers hold the GIL.) A WebSocket handles one message at a time.
-So a client asking for the most the caps allow slows itself, not the others' drags.
+Where the work runs (:class:`ikchain.web.scheduler.Workers`): every request is parsed
+and checked here; a light one (one solve whose measured cost is at most about half a
+millisecond) is solved right here on the event loop, anything heavier goes to a
+separate process; both queues serve the connections in fair order, so a client asking
+for the most the caps allow slows itself, not the others' drags. (A thread pool for
+the light ones cost a quarter of the server's time per frame in hand-offs and GIL
+switches, and bought no parallelism: the solvers hold the GIL.)
 
 A bad request gets a 4xx (or, on the WebSocket, an error reply) with a message; the
 connection and the server go on serving.
@@ -36,11 +37,8 @@ import functools
 import html
 import json
 import logging
-import multiprocessing
 import os
 from collections.abc import AsyncIterator, Iterable
-from concurrent.futures import Executor, ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from urllib.parse import urlsplit
 
 from jinja2 import Environment, PackageLoader, select_autoescape
@@ -56,20 +54,33 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from ikchain.caps import CAPS, CONNECTION_LIMITS
 from ikchain.lesson.content import DEFAULT_LANG, LANGS, page_context
 from ikchain.solvers import compile_kernels
-from ikchain.web.processes import end_with_parent
-from ikchain.web.protocol import Heavy, Reply, RequestError, error_reply, respond, warm
+from ikchain.web.protocol import Reply, RequestError, error_reply, request_id
+from ikchain.web.scheduler import (
+    HEAVY_NICE,
+    HEAVY_PROCESSES,
+    HEAVY_QUEUE,
+    LIGHT_WORK,
+    PENDING_PER_SOCKET,
+    Workers,
+    limit_solver_threads,
+    start_heavy_process,
+)
+
+__all__ = [
+    "HEAVY_NICE",
+    "HEAVY_PROCESSES",
+    "HEAVY_QUEUE",
+    "LIGHT_WORK",
+    "Workers",
+    "build_app",
+    "limit_solver_threads",
+    "start_heavy_process",
+]
 
 logger = logging.getLogger("ikchain.web")
 
 #: Host names served unless told otherwise (``ikchain lesson --allowed-host``).
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
-#: One solve of at most this many units of work (bones × iterations) runs in-process.
-LIGHT_WORK = 2_000
-#: A body longer than this is not even parsed here (a drag frame is ~400 bytes).
-LIGHT_BYTES = 4_096
-#: Processes for heavy requests, and how many heavy requests may wait for them.
-HEAVY_PROCESSES = 1
-HEAVY_QUEUE = 32
 #: The largest WebSocket message the server reads at all (bigger: the socket closes
 #: with 1009); messages up to it but over ``max_body_bytes`` get an error reply. Every
 #: unfinished message is held in memory, so this stays small (``ikchain/web/serve.py``
@@ -129,82 +140,7 @@ async def page(request: Request) -> Response:
     return HTMLResponse(await run_in_threadpool(render_page, lang))
 
 
-# -- Where the work runs ---------------------------------------------------------------------
-
-
-def limit_solver_threads() -> None:
-    """One thread for numba's parallel batch loops, so the heavy-request process leaves
-    the other cores to the drags."""
-    import numba
-
-    numba.set_num_threads(1)
-
-
-#: The heavy-request process runs at a lower priority: under load, drags go first.
-HEAVY_NICE = 10
-
-
-def start_heavy_process(server: int) -> None:
-    """Initializer of the heavy-request process: ends with its server (process id
-    ``server``), lower priority, one solver thread, kernels ready."""
-    end_with_parent(server)
-    with contextlib.suppress(OSError, AttributeError):
-        os.nice(HEAVY_NICE)
-    limit_solver_threads()
-    compile_kernels()
-    warm()
-
-
-class Workers:
-    """Light requests here, on the event loop; heavy ones in a separate process."""
-
-    def __init__(self, heavy_processes: int = HEAVY_PROCESSES) -> None:
-        self.heavy_processes = heavy_processes
-        self.heavy: Executor | None = None
-        self.waiting = 0
-
-    def start(self) -> None:
-        if self.heavy is None:
-            self.heavy = ProcessPoolExecutor(
-                self.heavy_processes,
-                mp_context=multiprocessing.get_context("spawn"),
-                initializer=start_heavy_process,
-                initargs=(os.getpid(),),
-            )
-            self.heavy.submit(int)  # start the process now, not at the first heavy request
-
-    def close(self) -> None:
-        if self.heavy is not None:
-            self.heavy.shutdown(wait=True, cancel_futures=True)
-        self.heavy = None
-
-    async def respond(self, route: str, body: bytes | str) -> Reply:
-        self.start()
-        loop = asyncio.get_running_loop()
-        answer: Reply | Heavy = Heavy()
-        if len(body) <= LIGHT_BYTES:
-            answer = respond(route, body, max_work=LIGHT_WORK)  # <= LIGHT_WORK: ~0.5 ms
-            if not isinstance(answer, Heavy):
-                return answer
-        if self.waiting >= HEAVY_QUEUE:
-            return error_reply(
-                route,
-                f"server: busy with {self.waiting} heavy requests; expected fewer at once, "
-                "try again shortly or ask for less work",
-                429,
-                answer.request_id if isinstance(answer, Heavy) else None,
-            )
-        self.waiting += 1
-        try:
-            heavy = await loop.run_in_executor(self.heavy, respond, route, body)
-        except BrokenProcessPool:
-            self.heavy = None
-            logger.error("the heavy-request process died; starting a new one")
-            return error_reply(route, "server: the solver process restarted; try again", 503)
-        finally:
-            self.waiting -= 1
-        assert isinstance(heavy, Reply)
-        return heavy
+# -- Where the work runs: ikchain.web.scheduler ----------------------------------------------
 
 
 # -- Routes ----------------------------------------------------------------------------------
@@ -236,7 +172,9 @@ async def _api(request: Request, route: str) -> Response:
     except ClientDisconnect:
         return Response(status_code=400)  # nobody is left to read it
     workers: Workers = request.app.state.workers
-    return _json(await workers.respond(route, body))
+    client = request.scope.get("client")
+    flow = ("http", *client) if client else None  # one flow per HTTP connection
+    return _json(await workers.respond(route, body, flow))
 
 
 async def api_solve(request: Request) -> Response:
@@ -248,25 +186,49 @@ async def api_frame(request: Request) -> Response:
 
 
 async def frames(websocket: WebSocket) -> None:
-    """One reply per message, in order; a bad message gets an error reply, no more."""
+    """Each message answered as soon as it is ready, by its id (a drag frame need not
+    wait for a replay sent before it); a bad message gets an error reply, no more. At
+    most :data:`PENDING_PER_SOCKET` messages are in hand at once: the socket is not
+    read further until one is answered."""
     await websocket.accept()
     workers: Workers = websocket.app.state.workers
+    flow = ("ws", id(websocket))
+    slots = asyncio.Semaphore(PENDING_PER_SOCKET)
+    answering: set[asyncio.Task[None]] = set()
+
+    async def answer(text: str | bytes) -> None:
+        try:
+            try:
+                reply = await workers.respond("frame", text, flow)
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # a bug: keep the connection, log it, say so
+                logger.exception("frame failed")
+                message = "server: internal error (logged)"
+                reply = error_reply("frame", message, 500, request_id(text))
+            with contextlib.suppress(WebSocketDisconnect, RuntimeError, OSError):
+                await websocket.send_text(reply.text)
+        finally:
+            slots.release()
+
     try:
         while True:
+            await slots.acquire()
             message = await websocket.receive()
             if message["type"] == "websocket.disconnect":
                 return
             text = message.get("text")
             if text is None:
                 text = message.get("bytes") or b""
-            try:
-                reply = await workers.respond("frame", text)
-            except Exception:  # a bug: keep the connection, log it, say so
-                logger.exception("frame failed")
-                reply = error_reply("frame", "server: internal error (logged)", 500)
-            await websocket.send_text(reply.text)
+            task = asyncio.create_task(answer(text))
+            answering.add(task)
+            task.add_done_callback(answering.discard)
     except WebSocketDisconnect:
         return
+    finally:
+        workers.forget(flow)
+        for task in answering:
+            task.cancel()
 
 
 #: Every route of the server, in one place.
@@ -353,15 +315,21 @@ class Guard:
 
 
 def build_app(
-    allowed_hosts: Iterable[str] = LOOPBACK_HOSTS, *, heavy_processes: int = HEAVY_PROCESSES
+    allowed_hosts: Iterable[str] = LOOPBACK_HOSTS,
+    *,
+    heavy_processes: int = HEAVY_PROCESSES,
+    workers: Workers | None = None,
 ) -> Starlette:
-    """The lesson's Starlette application, serving only ``allowed_hosts`` (``"*"``: any)."""
-    workers = Workers(heavy_processes)
+    """The lesson's Starlette application, serving only ``allowed_hosts`` (``"*"``: any),
+    its work run by ``workers`` (default: ``Workers(heavy_processes)``)."""
+    workers = workers or Workers(heavy_processes)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         await run_in_threadpool(compile_kernels)  # before serving: the first drag is fast
         workers.start()
+        await run_in_threadpool(workers.costs.calibrate)  # what a light solve costs here
+        await workers.started()  # the heavy process too
         try:
             yield
         finally:

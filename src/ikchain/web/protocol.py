@@ -27,6 +27,7 @@ import functools
 import json
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -627,6 +628,30 @@ class Heavy:
     request_id: Any = None
 
 
+@dataclass(frozen=True)
+class Cost:
+    """What a valid single solve costs, for the server to decide where it runs: the
+    method, the bones, whether the chain has joint limits, and its units of work."""
+
+    method: str
+    bones: int
+    limited: bool
+    work: int
+
+
+def _cost(request: SolveRequest, work: int) -> Cost:
+    return Cost(request.method, request.chain.n_bones, request.chain.limits is not None, work)
+
+
+def request_id(body: bytes | str) -> Any:
+    """The id of a frame request, when it can be read and is one we echo; else None.
+    Never raises (for replies about a request that was not parsed: busy, restarted)."""
+    try:
+        return _frame_id(decode(body))
+    except (RequestError, AttributeError):
+        return None
+
+
 def error_reply(route: str, message: str, status: int = 400, request_id: Any = None) -> Reply:
     """The error reply of ``route``: ``{"ok": false, "error": ...}`` (frames: with the id)."""
     reply: dict[str, Any] = {"ok": False, "error": message}
@@ -635,13 +660,21 @@ def error_reply(route: str, message: str, status: int = 400, request_id: Any = N
     return Reply(status, encode(reply))
 
 
-def respond(route: str, body: bytes | str, *, max_work: int | None = None) -> Reply | Heavy:
+def respond(
+    route: str,
+    body: bytes | str,
+    *,
+    max_work: int | None = None,
+    light: Callable[[Cost], bool] | None = None,
+) -> Reply | Heavy:
     """Answer one request of ``route`` (``"solve"`` or ``"frame"``); never raises for a
     bad request.
 
-    With ``max_work``, a valid single solve costing more, or any valid batch, is not
-    solved: the answer is :class:`Heavy`, and the caller runs it again elsewhere (the
-    server's process for heavy requests).
+    With ``max_work``, a valid single solve costing more (or that ``light``, given its
+    :class:`Cost`, says is too slow to run here), any valid batch, replay or motion is
+    not solved: the answer is :class:`Heavy`, and the caller runs it again elsewhere
+    (the server's process for heavy requests). Every request is decoded and checked
+    against the caps first, so only valid work is handed on.
     """
     request_id = None
     try:
@@ -677,7 +710,9 @@ def respond(route: str, body: bytes | str, *, max_work: int | None = None) -> Re
             if isinstance(data, dict):
                 data.pop("kind", None)
             frame, work = parse_frame(data)
-            if max_work is not None and work > max_work:
+            if max_work is not None and (
+                work > max_work or (light is not None and not light(_cost(frame.solve, work)))
+            ):
                 return Heavy(request_id)
             try:
                 answer = frame_from_request(frame)
@@ -687,7 +722,11 @@ def respond(route: str, body: bytes | str, *, max_work: int | None = None) -> Re
                 raise _out_of_range(error) from None
             return Reply(200, encode({"id": request_id, "ok": True, "frame": answer}))
         checked = parse_solve(data)
-        if max_work is not None and (checked.work > max_work or checked.batch_shape != ()):
+        if max_work is not None and (
+            checked.work > max_work
+            or checked.batch_shape != ()
+            or (light is not None and not light(_cost(checked.request, checked.work)))
+        ):
             return Heavy()
         return Reply(200, encode(run_solve(checked.request).as_dict()))
     except RequestError as error:
