@@ -175,6 +175,50 @@ def test_other_host_names_are_refused(client):
         assert client.get("/", headers={"host": host}).status_code == 200, host
 
 
+@pytest.mark.parametrize(
+    "host",
+    [
+        "localhost:evil.com",
+        "127.0.0.1:8000@evil.com",
+        "localhost..",
+        "127.0.0.1:99999",
+        "localhost:",
+        "127.0.0.1:0",
+        "[::1",
+        "local host",
+        "localhost:80:80",
+    ],
+)
+def test_host_values_no_browser_sends_are_refused(client, host):
+    """Issue 16, defect 7: each of these was served as one of the loopback names."""
+    response = client.get("/", headers={"host": host})
+    assert response.status_code == 400
+    assert response.json()["error"].startswith("host: expected a name or address")
+
+
+def test_two_origin_or_host_headers_are_refused(client):
+    """Of two Origin headers the last used to win: a foreign one first slipped by."""
+    from ikchain.web.app import Guard
+
+    guard = Guard(None, ["127.0.0.1"])
+    host = (b"host", b"127.0.0.1:8000")
+    for kind in ("websocket", "http"):
+        scope = {
+            "type": kind,
+            "method": "POST",
+            "headers": [host, (b"origin", b"http://evil.example"), (b"origin", BASE.encode())],
+        }
+        assert guard.refusal(scope) == (403, "origin: expected one Origin header, got several")
+    scope = {"type": "http", "method": "GET", "headers": [host, host]}
+    assert guard.refusal(scope) == (400, "host: expected one Host header, got several")
+    response = client.post(
+        "/api/solve",
+        content=json.dumps(GOOD),
+        headers=[("content-type", "application/json"), ("origin", BASE), ("origin", BASE)],
+    )
+    assert response.status_code == 403
+
+
 def test_host_names_are_configurable():
     with TestClient(build_app(["lesson.example"]), base_url="http://lesson.example") as client:
         assert client.get("/").status_code == 200

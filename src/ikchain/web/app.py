@@ -38,6 +38,7 @@ import html
 import json
 import logging
 import os
+import re
 from collections.abc import AsyncIterator, Iterable
 from urllib.parse import urlsplit
 
@@ -244,6 +245,26 @@ ROUTES = [
 # -- The guard -------------------------------------------------------------------------------
 
 
+#: A Host header as a browser sends one: a DNS name (labels of letters, digits,
+#: hyphens and underscores; one trailing dot at most), an IPv4 address or a bracketed
+#: IPv6 address, and an optional port of at most five digits.
+_LABEL = r"[a-z0-9_](?:[a-z0-9_-]*[a-z0-9_])?"
+_HOST_HEADER = re.compile(
+    rf"(?:\[[0-9a-f:.]+\]|{_LABEL}(?:\.{_LABEL})*\.?)(?::(?P<port>[0-9]{{1,5}}))?",
+    re.IGNORECASE,
+)
+
+
+def host_header_error(host: str) -> str | None:
+    """Why ``host`` is no Host header a browser sends (``localhost:evil.com``,
+    ``127.0.0.1:8000@evil.com``, ``localhost..``, ``127.0.0.1:99999``), or None."""
+    match = _HOST_HEADER.fullmatch(host)
+    port = match.group("port") if match else None
+    if match is None or (port is not None and not 0 < int(port) <= 65_535):
+        return f"host: expected a name or address and an optional port, got {host[:80]!r}"
+    return None
+
+
 def host_name(host: str) -> str:
     """The name part of a Host header or netloc: ``"[::1]:8000"`` → ``"::1"``."""
     host = host.strip().lower()
@@ -262,10 +283,19 @@ class Guard:
         self.allowed = frozenset(host_name(name) for name in allowed_hosts)
 
     def refusal(self, scope: Scope) -> tuple[int, str] | None:
-        headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]}
+        headers: dict[str, str] = {}
+        for key, value in scope["headers"]:
+            name = key.decode("latin-1").lower()
+            if name in headers and name in ("host", "origin"):
+                status = 400 if name == "host" else 403
+                return status, f"{name}: expected one {name.title()} header, got several"
+            headers[name] = value.decode("latin-1")
         host = headers.get("host")
         if host is None:
             return 400, "host: expected a Host header, got none"
+        malformed = host_header_error(host)
+        if malformed is not None:
+            return 400, malformed
         if "*" not in self.allowed and host_name(host) not in self.allowed:
             names = ", ".join(sorted(self.allowed))
             return 400, f"host: expected one of {names}, got {host[:80]!r}"
