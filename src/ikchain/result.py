@@ -281,8 +281,8 @@ def result_from_out(
         row = out.tolist()[0]  # one call for the six numbers (a view would cost as much)
         error, min_error, reachable, iterations, code, certified = row[results:]
         one = _new(_OneResult)
-        fields = one.__dict__
-        fields["_out"] = out
+        fields = one.__dict__  # filled key by key: assigning __dict__ goes through the
+        fields["_out"] = out  # frozen dataclass's __setattr__, twice the cost
         fields["_n"] = n
         fields["_point"] = targets
         fields["error"] = error

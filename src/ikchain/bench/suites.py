@@ -80,7 +80,7 @@ def timed(fn: Callable[[], Any], repeats: int) -> tuple[list[float], Any]:
 def bare_passes(count: int, lengths: Sequence[float]) -> list[tuple[str, Callable[[], Any]]]:
     """The elementwise numpy passes the closed form needs for the angles alone.
 
-    One pass per operation of :func:`ikchain.solvers.analytic.solve_batch` up to the
+    One pass per operation of :func:`ikchain.solvers.analytic.solve_range` up to the
     two angles (32 of them), each on contiguous arrays of ``count`` values into a
     preallocated output: the least that numpy can do for this formula.
     """
