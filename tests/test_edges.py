@@ -57,3 +57,49 @@ def test_one_target_with_several_start_poses_compiles_nothing_new() -> None:
     ikchain.solve(chain, np.array([1.0, 0.5]), init=np.tile(starts, (20, 1)))  # on threads
     after = {k: len(k.signatures) for k in before}
     assert after == before
+
+
+# -- Item 7: the benchmark's files are checked before the benchmark runs ---------------------
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (None, "--baseline: cannot read"),
+        ("not json", "got invalid JSON"),
+        ('{"batch": [{"method": "dls"}]}', "got another shape"),
+        ("[1, 2]", "got another shape"),
+    ],
+)
+def test_a_bad_baseline_is_one_line_before_any_benchmark(
+    tmp_path, monkeypatch, capsys, content, message
+):
+    """``ikchain bench --baseline FILE`` read the file only after the whole benchmark,
+    then died with a traceback."""
+    import ikchain.bench as bench
+
+    def never(*args: object) -> None:
+        raise AssertionError("the benchmark ran")
+
+    monkeypatch.setattr(bench, "run", never)
+    path = tmp_path / "old.json"
+    if content is not None:
+        path.write_text(content, encoding="utf-8")
+    status = bench.main(["--baseline", str(path), "--json", str(tmp_path / "new.json")])
+    err = capsys.readouterr().err
+    assert status == 2
+    assert message in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+def test_bench_caps_json_to_an_unwritable_path_is_one_line(tmp_path, monkeypatch, capsys):
+    from ikchain.bench import server
+
+    def never() -> None:
+        raise AssertionError("the benchmark ran")
+
+    monkeypatch.setattr(server, "time_caps", never)
+    blocker = tmp_path / "a-file"
+    blocker.write_text("", encoding="utf-8")
+    status = server.caps_main(["--json", str(blocker / "caps.json")])  # parent is a file
+    err = capsys.readouterr().err
+    assert status == 2 and "--json: cannot create" in err and "Traceback" not in err

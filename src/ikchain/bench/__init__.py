@@ -275,9 +275,10 @@ def run(args: argparse.Namespace, out=None) -> dict[str, Any]:
             say(f"  compile_kernels(), numba cache empty     {cold:.1f}")
 
     # 7. goals
-    baseline = None
-    if args.baseline is not None:
-        baseline = json.loads(args.baseline.read_text(encoding="utf-8"))
+    baseline = getattr(args, "baseline_data", None)
+    if baseline is None and args.baseline is not None:
+        baseline = read_baseline(args.baseline)
+    if baseline is not None:
         data["baseline"] = {"path": str(args.baseline), "when": baseline.get("when")}
     goals = evaluate_goals(data, baseline)
     data["goals"] = goals
@@ -470,13 +471,81 @@ def evaluate_goals(
     return goals
 
 
+def read_baseline(path: Path) -> dict[str, Any]:
+    """An earlier run's JSON (``--baseline``), checked to hold what the goals compare:
+    ``batch``, a list of rows with ``method``, ``bones`` and ``ns_per_target.median``.
+
+    Raises
+    ------
+    ValueError
+        With one line saying what was expected and what the file holds.
+    """
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as error:
+        raise ValueError(f"--baseline: cannot read {path} ({error.strerror or error})") from None
+    except UnicodeDecodeError:
+        raise ValueError(f"--baseline: expected JSON text in {path}, got binary data") from None
+    try:
+        data = json.loads(text)
+    except ValueError as error:
+        raise ValueError(
+            f"--baseline: expected the JSON of an earlier 'ikchain bench' in {path}, "
+            f"got invalid JSON ({error})"
+        ) from None
+    rows = data.get("batch") if isinstance(data, dict) else None
+    if not isinstance(rows, list) or not all(
+        isinstance(row, dict)
+        and isinstance(row.get("method"), str)
+        and isinstance(row.get("bones"), int)
+        and isinstance(row.get("ns_per_target"), dict)
+        and isinstance(row["ns_per_target"].get("median"), int | float)
+        for row in rows
+    ):
+        raise ValueError(
+            f"--baseline: expected an earlier 'ikchain bench' JSON in {path} (an object whose "
+            "'batch' lists rows with method, bones and ns_per_target.median), got another shape"
+        )
+    return data
+
+
+def unwritable(path: Path) -> str | None:
+    """Why results cannot be written to ``path`` (checked before a long run), or None."""
+    parent = path.parent
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        return f"cannot create {parent} ({error.strerror or error})"
+    if path.is_dir():
+        return f"{path} is a directory"
+    target = path if path.exists() else parent
+    if not os.access(target, os.W_OK):
+        return f"cannot write {path} (permission denied)"
+    return None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """``ikchain bench [--quick] [--repeats N] [--json PATH] [--no-peers] ...``; exit status."""
+    """``ikchain bench [--quick] [--repeats N] [--json PATH] [--no-peers] ...``; exit status.
+
+    The ``--baseline`` file and the ``--json`` path are checked before the benchmark
+    runs: a bad one is one line on stderr and exit status 2, not a traceback after it."""
     args = build_parser().parse_args(argv)  # a bad argument: one line, exit 2
-    data = run(args)
     path: Path = args.json
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(data, indent=1, default=_plain) + "\n", encoding="utf-8")
+    try:
+        if args.baseline is not None:
+            args.baseline_data = read_baseline(args.baseline)
+        why = unwritable(path)
+        if why is not None:
+            raise ValueError(f"--json: {why}")
+    except ValueError as error:
+        print(f"ikchain bench: error: {error}", file=sys.stderr)
+        return 2
+    data = run(args)
+    try:
+        path.write_text(json.dumps(data, indent=1, default=_plain) + "\n", encoding="utf-8")
+    except OSError as error:
+        print(f"ikchain bench: error: --json: cannot write {path} ({error})", file=sys.stderr)
+        return 1
     print(f"wrote {path}")
     return 0
 

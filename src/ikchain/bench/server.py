@@ -188,10 +188,11 @@ def caps_main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--json", type=Path, help="also write the results as JSON here")
     args = parser.parse_args(argv)
+    if not _writable(args.json, "ikchain bench caps"):
+        return 2
     results = time_caps()
     print(format_caps(results))
-    _write(args.json, results)
-    return 0
+    return 0 if _write(args.json, results, "ikchain bench caps") else 1
 
 
 # -- The server and its clients ---------------------------------------------------------------
@@ -521,7 +522,24 @@ def _per_core(value: float | None) -> str:
     return "—" if not value else f"{1000.0 / value:.0f}"
 
 
-def _write(path: Path | None, results: dict[str, Any]) -> None:
-    if path is not None:
+def _writable(path: Path | None, program: str) -> bool:
+    """Whether ``--json`` can be written (checked before a run); says why not on stderr."""
+    from ikchain.bench import unwritable
+
+    why = None if path is None else unwritable(path)
+    if why is not None:
+        print(f"{program}: error: --json: {why}", file=sys.stderr)
+    return why is None
+
+
+def _write(path: Path | None, results: dict[str, Any], program: str = "ikchain bench") -> bool:
+    """Write ``results`` to ``path`` (if given); False, said on stderr, if that fails."""
+    if path is None:
+        return True
+    try:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+    except OSError as error:
+        print(f"{program}: error: --json: cannot write {path} ({error})", file=sys.stderr)
+        return False
+    return True
