@@ -103,3 +103,20 @@ def test_bench_caps_json_to_an_unwritable_path_is_one_line(tmp_path, monkeypatch
     status = server.caps_main(["--json", str(blocker / "caps.json")])  # parent is a file
     err = capsys.readouterr().err
     assert status == 2 and "--json: cannot create" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    ("host", "bound", "shown"),
+    [
+        ("0", "0.0.0.0", "127.0.0.1"),  # printed http://0:PORT/ before
+        ("0.0.0.0", "0.0.0.0", "127.0.0.1"),
+        ("::", "::", "127.0.0.1"),
+        ("localhost", "127.0.0.1", "localhost"),
+        ("::1", "::1", "[::1]"),
+        ("192.0.2.7", "192.0.2.7", "192.0.2.7"),
+    ],
+)
+def test_the_printed_url_is_one_a_browser_opens(host: str, bound: str, shown: str) -> None:
+    from ikchain.cli import url_host
+
+    assert url_host(host, bound) == shown

@@ -143,6 +143,21 @@ def _run_tables(args: argparse.Namespace) -> str:
 WILDCARD_HOSTS = ("0.0.0.0", "::", "")
 
 
+def url_host(host: str, bound: str) -> str:
+    """The host part of the URL to print for ``--host host`` bound at address
+    ``bound``: 127.0.0.1 where the address binds every interface (``0``, ``0.0.0.0``,
+    ``::``; ``http://0:PORT/`` is no URL a browser opens), brackets around IPv6."""
+    import ipaddress
+
+    try:
+        unspecified = ipaddress.ip_address(bound.split("%")[0]).is_unspecified
+    except ValueError:
+        unspecified = False
+    if host in WILDCARD_HOSTS or unspecified:
+        host = "127.0.0.1"  # a wildcard IPv6 socket takes IPv4 too (Linux's default)
+    return f"[{host}]" if ":" in host else host
+
+
 def allowed_hosts(host: str, extra: Sequence[str]) -> list[str]:
     """Host names the server answers: the loopback names, the bound address (unless
     it is a wildcard) and ``--allowed-host``."""
@@ -258,9 +273,7 @@ def _run_lesson(args: argparse.Namespace) -> int:
         with _compile_progress() as progress:
             compile_kernels(progress)
     path = "/" if args.lang == "zh" else "/?lang=en"
-    shown = "127.0.0.1" if args.host in WILDCARD_HOSTS else args.host
-    shown = f"[{shown}]" if ":" in shown else shown
-    url = f"http://{shown}:{port}{path}"
+    url = f"http://{url_host(args.host, sockets[0].getsockname()[0])}:{port}{path}"
     # Each server process builds its app from the environment (see app_from_environment).
     os.environ["IKCHAIN_ALLOWED_HOSTS"] = ",".join(names)
 
