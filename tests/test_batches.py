@@ -60,3 +60,31 @@ def test_a_dask_array_solves_out_of_core(tmp_path) -> None:
     sink.flush()
     expected = ikchain.solve(CHAIN, TARGETS).angles
     assert np.array_equal(np.load(tmp_path / "angles.npy"), expected)
+
+
+def test_a_batch_on_one_thread_or_every_core_gives_the_same_answers() -> None:
+    """threads.run hands ranges of the batch to the threads; the answers do not depend
+    on how many there are (each target is solved alone), nor does any target go
+    missing or twice (a range boundary off by one would change an answer)."""
+    from ikchain.solvers import threads
+
+    targets = np.random.default_rng(5).uniform(-1.3, 1.3, (1013, 2))  # not a multiple
+    try:
+        threads.set_threads(1)
+        alone = ikchain.solve(CHAIN, targets, "ccd", max_iterations=50)
+        threads.set_threads(None)
+        shared = ikchain.solve(CHAIN, targets, "ccd", max_iterations=50)
+    finally:
+        threads.set_threads(None)
+    assert np.array_equal(alone.angles, shared.angles)
+    assert np.array_equal(alone.iterations, shared.iterations)
+    one_by_one = [ikchain.solve(CHAIN, t.tolist(), "ccd", max_iterations=50) for t in targets]
+    assert np.array_equal(shared.angles, np.array([r.angles for r in one_by_one]))
+
+
+@pytest.mark.parametrize("count", [0, -1, 1.5, "2"])
+def test_a_thread_count_must_be_a_positive_integer(count: object) -> None:
+    from ikchain.solvers import threads
+
+    with pytest.raises(ValueError, match="count: expected an integer >= 1 or None"):
+        threads.set_threads(count)  # type: ignore[arg-type]
