@@ -133,7 +133,7 @@ ARROW_PX = 20.0
 def test_the_limits_select_shows_its_whole_text(
     browser: Any, page: Any, server_url: str, viewport: str
 ) -> None:
-    """English is the longer label ("on: shoulder −45…135°, joints 0…150°"): the
+    """English is the longer label ("on: shoulder −45°…135°, joints 0°…150°"): the
     select leaves room for all of it beside its arrow, on a desktop and a phone."""
     if viewport == "phone":
         context = browser.new_context(viewport=PHONE, has_touch=True, is_mobile=True)
