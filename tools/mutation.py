@@ -198,6 +198,27 @@ MUTANTS: tuple[Mutant, ...] = (
         'replay.reply_bytes_bound(bones, steps) > 10 * CAPS["max_reply_bytes"]',
         REPLAY_CAP_TESTS,
     ),
+    Mutant(
+        "threads: each range of a batch ends one target short",
+        "solvers/threads.py",
+        "(chunk + 1) * count // chunks)",
+        "(chunk + 1) * count // chunks - 1)",
+        ("tests/test_batches.py",),
+    ),
+    Mutant(
+        "dls: a pulled step kept when it merely does not raise the error",
+        "solvers/dls.py",
+        "PULLED_PROGRESS = 0.81",
+        "PULLED_PROGRESS = 1.0",
+        ("tests/test_solvers.py::test_a_rest_pose_never_stops_convergence",),
+    ),
+    Mutant(
+        "solve: out= of another number of targets accepted",
+        "solvers/__init__.py",
+        "    if into.shape != shape:",
+        "    if into.shape[1:] != shape[1:]:",
+        ("tests/test_batches.py",),
+    ),
 )
 
 
