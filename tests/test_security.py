@@ -529,3 +529,41 @@ def test_the_caps_benchmark_times_requests_at_the_caps():
             parse({**request, key: request[key] + 1})
     for body in at_caps_bodies():
         assert protocol.parse_solve(body).work > LIGHT_WORK
+
+
+def test_refusals_leave_one_access_log_line_per_class(client, caplog, monkeypatch):
+    """Issue 16, defect 7: the access log was off, so abuse left no trace; now one
+    INFO line per class of refusal or error reply, rate-limited."""
+    import logging
+
+    from ikchain.web import logs
+
+    monkeypatch.setattr(logs, "ACCESS", logs.AccessLog())
+    monkeypatch.setattr("ikchain.web.app.ACCESS", logs.ACCESS)
+    with caplog.at_level(logging.INFO, logger="ikchain.web"):
+        for _ in range(20):
+            assert client.get("/", headers={"host": "evil.example"}).status_code == 400
+        for _ in range(5):
+            response = post(client, "/api/frame", {"id": 1, "lengths": "x", "target": [1, 0]})
+            assert response.status_code == 400
+        with client.websocket_connect(WS) as socket:
+            for _ in range(5):
+                socket.send_text("nope")
+                assert socket.receive_json()["ok"] is False
+    lines = [r.getMessage() for r in caplog.records if r.name == "ikchain.web"]
+    assert all(r.levelno == logging.INFO for r in caplog.records if r.name == "ikchain.web")
+    assert len(lines) == 3, lines
+    assert "refused GET '/' from" in lines[0] and "400 host: expected one of" in lines[0]
+    assert "POST '/api/frame'" in lines[1] and "400 lengths: expected" in lines[1]
+    assert "WebSocket '/ws'" in lines[2] and "400 request: expected a JSON object" in lines[2]
+
+
+def test_a_frame_whose_answer_holds_nan_gets_the_reply_checks_message(client):
+    """Joints pinned by limits at 1e308: the answer holds NaN, and the frame's readings
+    failed first with numpy's "SVD did not converge"."""
+    body = {"id": 8, **GOOD, "limits": [[1e308, 1e308], [1e308, 1e308]]}
+    response = post(client, "/api/frame", body)
+    assert response.status_code == 400
+    answer = response.json()
+    assert answer["id"] == 8
+    assert answer["error"].startswith("reply: expected finite numbers in the answer")

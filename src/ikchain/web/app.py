@@ -55,6 +55,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from ikchain.caps import CAPS, CONNECTION_LIMITS
 from ikchain.lesson.content import DEFAULT_LANG, LANGS, page_context
 from ikchain.solvers import compile_kernels
+from ikchain.web.logs import ACCESS
 from ikchain.web.protocol import Reply, RequestError, error_reply, request_id
 from ikchain.web.scheduler import (
     HEAVY_NICE,
@@ -161,21 +162,46 @@ async def _limited_body(request: Request) -> bytes:
     return bytes(body)
 
 
-def _json(reply: Reply) -> Response:
+def _json(reply: Reply, scope: Scope | None = None) -> Response:
+    if reply.status >= 400 and scope is not None:
+        _log_error(scope, reply)
     return Response(reply.text, status_code=reply.status, media_type="application/json")
+
+
+def _what(scope: Scope) -> str:
+    if scope["type"] == "websocket":
+        return f"WebSocket {scope.get('path', '')[:80]!r}"
+    return f"{scope.get('method', '')} {scope.get('path', '')[:80]!r}"
+
+
+def _client(scope: Scope) -> str:
+    client = scope.get("client")
+    return str(client[0]) if client else "?"
+
+
+def _log_error(scope: Scope, reply: Reply) -> None:
+    """One access-log line per class (where, status) of error reply, rate-limited."""
+    try:
+        error = str(json.loads(reply.text).get("error", ""))
+    except ValueError:
+        error = ""
+    ACCESS.note(
+        f"{scope.get('path', '')[:40]} {reply.status}",
+        f"{_what(scope)} from {_client(scope)}: {reply.status} {error[:160]}",
+    )
 
 
 async def _api(request: Request, route: str) -> Response:
     try:
         body = await _limited_body(request)
     except RequestError as error:
-        return _json(error_reply(route, str(error), error.status))
+        return _json(error_reply(route, str(error), error.status), request.scope)
     except ClientDisconnect:
         return Response(status_code=400)  # nobody is left to read it
     workers: Workers = request.app.state.workers
     client = request.scope.get("client")
     flow = ("http", *client) if client else None  # one flow per HTTP connection
-    return _json(await workers.respond(route, body, flow))
+    return _json(await workers.respond(route, body, flow), request.scope)
 
 
 async def api_solve(request: Request) -> Response:
@@ -207,6 +233,8 @@ async def frames(websocket: WebSocket) -> None:
                 logger.exception("frame failed")
                 message = "server: internal error (logged)"
                 reply = error_reply("frame", message, 500, request_id(text))
+            if reply.status >= 400:
+                _log_error(websocket.scope, reply)
             with contextlib.suppress(WebSocketDisconnect, RuntimeError, OSError):
                 await websocket.send_text(reply.text)
         finally:
@@ -318,6 +346,10 @@ class Guard:
         refusal = self.refusal(scope)
         if refusal is not None:
             status, message = refusal
+            ACCESS.note(
+                f"guard {status} {message.split(':')[0]}",
+                f"refused {_what(scope)} from {_client(scope)}: {status} {message}",
+            )
             response = Response(
                 json.dumps({"ok": False, "error": message}),
                 status_code=status,

@@ -204,6 +204,14 @@ def decode(body: bytes | str) -> Any:
     return data
 
 
+#: The reply check's message for an answer holding NaN or infinity (also when the
+#: frame's readings fail on one first: numpy's SVD of a NaN Jacobian "did not converge").
+NON_FINITE_REPLY = (
+    "reply: expected finite numbers in the answer, got NaN or infinity "
+    "(the chain or the target is beyond the solver's range)"
+)
+
+
 def encode(reply: dict[str, Any]) -> str:
     """A reply → strict JSON text (no NaN, no infinity), at most ``max_reply_bytes``.
 
@@ -212,10 +220,7 @@ def encode(reply: dict[str, Any]) -> str:
     try:
         text = json.dumps(reply, allow_nan=False, ensure_ascii=False, separators=(",", ":"))
     except ValueError:
-        raise RequestError(
-            "reply: expected finite numbers in the answer, got NaN or infinity "
-            "(the chain or the target is beyond the solver's range)"
-        ) from None
+        raise RequestError(NON_FINITE_REPLY) from None
     if len(text) > CAPS["max_reply_bytes"]:
         raise RequestError(
             f"reply: expected at most {CAPS['max_reply_bytes']} bytes, got {len(text)}"
@@ -716,6 +721,8 @@ def respond(
                 return Heavy(request_id)
             try:
                 answer = frame_from_request(frame)
+            except np.linalg.LinAlgError:  # the readings of an answer holding NaN
+                raise RequestError(NON_FINITE_REPLY) from None
             except ValueError as error:
                 raise RequestError(str(error)) from None
             except ArithmeticError as error:

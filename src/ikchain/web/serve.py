@@ -49,6 +49,7 @@ from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIO
 from uvicorn.server import ServerState
 
 from ikchain.caps import CONNECTION_LIMITS
+from ikchain.web.logs import log_to_stderr
 from ikchain.web.processes import end_with_parent
 
 #: Whether the kernel balances connections over a group of sockets on one port.
@@ -130,6 +131,7 @@ def serve(
 
 
 def _run(sock: socket.socket, limits: Limits) -> None:
+    log_to_stderr()  # the access log and the refusals, rate-limited
     config = lesson_config(
         "ikchain.web.app:app_from_environment",  # each process builds its own app
         limits,
