@@ -428,3 +428,74 @@ def test_the_readme_states_every_connection_limit():
     rows = re.findall(r"^\| `(\w+)`[^|]*\| ([\d,]+)(?: s)? \|$", section, flags=re.MULTILINE)
     stated = {name: int(value.replace(",", "")) for name, value in rows}
     assert {name: stated.get(name) for name in CONNECTION_LIMITS} == CONNECTION_LIMITS
+
+
+# -- Defect 5: --workers 2 restarts a killed server process ---------------------------------
+
+TWO_WORKERS = """
+from ikchain.web import serve as module
+sockets = module.listening_sockets("127.0.0.1", 0, 2)
+def ready():
+    print(sockets[0].getsockname()[1], flush=True)
+module.serve(sockets, 2, ready)
+"""
+
+
+def listeners(port):
+    """Process ids holding a socket that listens on ``port`` (Linux /proc)."""
+    inodes = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        with open(table, encoding="ascii") as lines:
+            for line in list(lines)[1:]:
+                fields = line.split()
+                if int(fields[1].rsplit(":", 1)[1], 16) == port and fields[3] == "0A":
+                    inodes.add(f"socket:[{fields[9]}]")
+    pids = set()
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            for fd in os.listdir(f"/proc/{entry}/fd"):
+                if os.readlink(f"/proc/{entry}/fd/{fd}") in inodes:
+                    pids.add(int(entry))
+        except OSError:
+            continue
+    return pids
+
+
+def test_a_killed_server_process_is_started_again():
+    """``--workers 2``: a killed worker was not restarted, and the port served on with
+    one process fewer for good."""
+    process = subprocess.Popen(
+        [sys.executable, "-c", TWO_WORKERS],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        line = process.stdout.readline()
+        assert line.strip().isdigit(), line + process.stderr.read()
+        port = int(line)
+        deadline = time.monotonic() + 120
+        while len(listeners(port)) < 2:
+            assert time.monotonic() < deadline and process.poll() is None
+            time.sleep(0.2)
+        (worker,) = listeners(port) - {process.pid}
+        time.sleep(5.5)  # past RESTART_AFTER_SECONDS since its start
+        os.kill(worker, signal.SIGKILL)
+        deadline = time.monotonic() + 180
+        while not (listeners(port) - {process.pid, worker}):
+            assert time.monotonic() < deadline and process.poll() is None
+            time.sleep(0.2)
+        for source in ("127.0.0.1", "127.0.0.2", "127.0.0.3", "127.0.0.4"):
+            assert get(port, source).startswith(b"HTTP/1.1 200")
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+    stderr = process.stderr.read()
+    assert stderr.count("starting a new one") == 1, stderr[-2000:]
+    assert f"a server process (pid {worker}) ended" in stderr

@@ -36,6 +36,7 @@ import multiprocessing
 import os
 import socket
 import sys
+import threading
 import time
 import weakref
 from collections import Counter
@@ -91,14 +92,17 @@ def listening_sockets(host: str, port: int, count: int) -> list[socket.socket]:
     return sockets
 
 
-def _socket(family: int, host: str, port: int, *, reuse_port: bool) -> socket.socket:
+def _socket(
+    family: int, host: str, port: int, *, reuse_port: bool, listen: bool = True
+) -> socket.socket:
     sock = socket.socket(family, socket.SOCK_STREAM)
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         if reuse_port:
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
         sock.bind((host, port))
-        sock.listen(BACKLOG)
+        if listen:  # else the server that serves it listens (asyncio's create_server)
+            sock.listen(BACKLOG)
     except OSError:
         sock.close()
         raise
@@ -141,40 +145,113 @@ def _run(sock: socket.socket, limits: Limits) -> None:
     asyncio.run(serve_socket(uvicorn.Server(config), sock))
 
 
+#: A server process that dies is started again after at least this long (s) since
+#: its start, so that one failing at start-up does not spin.
+RESTART_AFTER_SECONDS = 5.0
+
+
+@dataclasses.dataclass
+class _Slot:
+    """One spawned server process and the socket it serves."""
+
+    socket: socket.socket | None  # the parent's copy, until the process is ready
+    process: Any
+    ready: Any
+    started: float
+
+
 @contextlib.contextmanager
 def _spawned(sockets: list[socket.socket], limits: Limits, *, close: bool) -> Iterator[None]:
     """One process per socket, started and ready; stopped on the way out. With
-    ``close``, the sockets are the processes' alone once they are ready."""
+    ``close``, the sockets are the processes' alone once they are ready. A process
+    that dies is replaced (one log line): on a socket of its own bound to the same
+    port, which listens only once the new process serves, so no connection waits on
+    it while that one starts."""
     context = multiprocessing.get_context("spawn")
-    started: list[tuple[Any, Any]] = []
+    address = sockets[0].getsockname()[:2]
+    family = sockets[0].family
+    shared = sockets[0]
+
+    def start(sock: socket.socket) -> _Slot:
+        is_ready = context.Event()
+        process = context.Process(
+            target=_worker, args=(sock, os.getpid(), is_ready, limits), name="ikchain-lesson"
+        )
+        process.start()
+        return _Slot(sock, process, is_ready, time.monotonic())
+
+    def restart(slot: _Slot) -> _Slot:
+        if not close:
+            return start(shared)
+        return start(_socket(family, address[0], address[1], reuse_port=True, listen=False))
+
+    slots: list[_Slot] = []
+    stop = threading.Event()
+    watcher = threading.Thread(target=_watch, args=(slots, stop, restart, close), daemon=True)
     try:
         for sock in sockets:
-            is_ready = context.Event()
-            process = context.Process(
-                target=_worker,
-                args=(sock, os.getpid(), is_ready, limits),
-                name="ikchain-lesson",
-            )
-            process.start()
-            started.append((process, is_ready))
-        for process, is_ready in started:
+            slots.append(start(sock))
+        for slot in slots:
             waited = 0.0
-            while not is_ready.wait(0.5):
+            while not slot.ready.wait(0.5):
                 waited += 0.5
-                if not process.is_alive() or waited > START_SECONDS:
+                if not slot.process.is_alive() or waited > START_SECONDS:
                     raise OSError(errno.ECHILD, "a server process did not start")
         if close:  # each is its process's now: if that one dies, so does its socket,
-            for sock in sockets:  # and the kernel sends new connections to the others
-                sock.close()
+            for slot in slots:  # and the kernel sends new connections to the others
+                _close_copy(slot)
+        watcher.start()
         yield
     finally:
-        for process, _ in started:
-            if process.is_alive():
-                process.terminate()
-        for process, _ in started:
-            process.join(timeout=20)
-            if process.is_alive():
-                process.kill()
+        stop.set()
+        if watcher.is_alive():
+            watcher.join(timeout=5)
+        for slot in slots:
+            if slot.process.is_alive():
+                slot.process.terminate()
+        for slot in slots:
+            slot.process.join(timeout=20)
+            if slot.process.is_alive():
+                slot.process.kill()
+            if close:
+                _close_copy(slot)
+
+
+def _close_copy(slot: _Slot) -> None:
+    if slot.socket is not None:
+        slot.socket.close()
+        slot.socket = None
+
+
+def _watch(
+    slots: list[_Slot],
+    stop: threading.Event,
+    restart: Callable[[_Slot], _Slot],
+    close: bool,
+) -> None:
+    """Every half second: replace a server process that died (one log line each), and
+    let go of a new one's socket once it serves."""
+    while not stop.wait(0.5):
+        for index, slot in enumerate(slots):
+            if close and slot.socket is not None and slot.ready.is_set():
+                _close_copy(slot)
+            if slot.process.is_alive() or stop.is_set():
+                continue
+            if time.monotonic() - slot.started < RESTART_AFTER_SECONDS:
+                continue  # it died young: wait before trying again
+            logger.error(
+                "ikchain lesson: a server process (pid %s) ended with exit code %s; "
+                "starting a new one",
+                slot.process.pid,
+                slot.process.exitcode,
+            )
+            if close:
+                _close_copy(slot)
+            try:
+                slots[index] = restart(slot)
+            except OSError as error:
+                logger.error("ikchain lesson: could not start a server process: %s", error)
+                slot.started = time.monotonic()
 
 
 def _worker(sock: socket.socket, parent: int, is_ready: Any, limits: Limits) -> None:
