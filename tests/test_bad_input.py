@@ -66,7 +66,10 @@ def test_bad_chain(lengths, limits, message):
         ({"method": "ccd", "max_step": -0.1}, "max_step: expected a number > 0, got -0.1"),
         ({"method": "analytic", "bend": 0}, "bend: expected +1 or -1, got 0"),
         ({"method": "ccd", "bend": 1, "init": [0.1, 0.1]}, "expected init or bend, got both"),
-        ({"method": "analytic", "damping": 0.5}, "method 'analytic' takes only bend; got damping"),
+        (
+            {"method": "analytic", "damping": 0.5},
+            "method 'analytic' takes only bend, pole; got damping",
+        ),
         ({"method": "fabrik", "damping": 0.5}, "method 'fabrik' takes only"),
         ({"method": "dls", "max_step": 0.5}, "got max_step"),
         ({"method": "ccd", "rest": [0.0, 0.0]}, "method 'ccd' takes only"),

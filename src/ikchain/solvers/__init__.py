@@ -146,6 +146,7 @@ def solve(
     trace: bool = False,
     rest: ArrayLike | None = None,
     rest_weight: float | None = None,
+    pole: ArrayLike | None = None,
     out: Result | None = None,
 ) -> Result:
     """Joint angles that bring the chain's tip to ``target``, or as close as possible.
@@ -189,6 +190,13 @@ def solve(
     rest_weight : float, optional
         ``dls`` with ``rest``: strength of the pull, >= 0 (0: none). Each iteration
         moves ``w / (1 + w)`` of the way toward the rest pose. Default 1.
+    pole : array_like, shape (2,), optional
+        A point (m) the chain should bend toward, instead of ``bend``: the solve runs
+        from both bends and keeps, per target, the answer whose interior joints lie
+        more on the pole's side of the root-target line, unless the other ends nearer
+        the target by more than the tolerance (:mod:`ikchain.solvers.pole` says exactly
+        what this guarantees: with two bones, the elbow on the pole's side whenever that
+        branch reaches as near).
     out : Result, optional
         A Result of an earlier solve with as many targets and bones, whose memory
         this solve reuses instead of allocating its own: a caller solving a long
@@ -221,12 +229,15 @@ def solve(
         trace or None,
         rest,
         rest_weight,
+        pole,
     )
     for i in _REFUSED[method]:  # the options this method does not take (from OPTIONS)
         if given[i] is not None:
             _refuse_options(method, allowed, given)
     if init is not None and bend is not None:
         raise ValueError("bend: chooses the default start pose; expected init or bend, got both")
+    if pole is not None:
+        return _toward_pole(chain, target, method, pole, given, out)
     into = None if out is None else _memory_of(out)
     point = _plain_point(target)
     points = _NO_POINTS if point is not None else check_points(target, "target")
@@ -270,6 +281,7 @@ _OPTION_NAMES = (
     "trace",
     "rest",
     "rest_weight",
+    "pole",
 )
 _REFUSED: dict[str, tuple[int, ...]] = {
     method: tuple(i for i, name in enumerate(_OPTION_NAMES) if name not in allowed)
@@ -285,6 +297,33 @@ def _refuse_options(method: str, allowed: frozenset[str], given: tuple[Any, ...]
     ]
     raise ValueError(
         f"method {method!r} takes only {', '.join(sorted(allowed))}; got {', '.join(unused)}"
+    )
+
+
+def _toward_pole(
+    chain: Chain, target: ArrayLike, method: str, pole: ArrayLike, given: tuple[Any, ...], out: Any
+) -> Result:
+    """``solve`` with ``pole`` (see :mod:`ikchain.solvers.pole`): both bends, then a choice."""
+    from ikchain.solvers.pole import toward_pole
+
+    named = dict(zip(_OPTION_NAMES, given, strict=True))
+    for name, value in (("bend", named["bend"]), ("init", named["init"]), ("out", out)):
+        if value is not None:
+            raise ValueError(
+                f"pole: chooses the bend from both bent start poses; expected {name} or pole, "
+                "got both"
+            )
+    point = check_points(pole, "pole")
+    if point.shape != (2,):
+        raise ValueError(f"pole: expected one point, shape (2,), got shape {point.shape}")
+    options = {name: value for name, value in named.items() if value is not None and name != "pole"}
+    tolerance = named["tolerance"]
+    goal = DEFAULT_TOLERANCE if tolerance is None else check_positive(tolerance, "tolerance")
+    return toward_pole(
+        lambda **start: solve(chain, target, method, **options, **start),
+        np.array(point, dtype=np.float64),
+        goal,
+        chain.limits,
     )
 
 

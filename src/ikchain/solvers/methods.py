@@ -14,13 +14,23 @@ CODE: dict[str, int] = {method: code for code, method in enumerate(ITERATIVE)}
 
 #: Options each method takes, beyond the chain and the target.
 OPTIONS: dict[str, frozenset[str]] = {
-    "analytic": frozenset({"bend"}),
+    "analytic": frozenset({"bend", "pole"}),
     "ccd": frozenset(
-        {"init", "bend", "max_iterations", "tolerance", "damping", "max_step", "trace"}
+        {"init", "bend", "pole", "max_iterations", "tolerance", "damping", "max_step", "trace"}
     ),
-    "fabrik": frozenset({"init", "bend", "max_iterations", "tolerance", "trace"}),
+    "fabrik": frozenset({"init", "bend", "pole", "max_iterations", "tolerance", "trace"}),
     "dls": frozenset(
-        {"init", "bend", "max_iterations", "tolerance", "damping", "trace", "rest", "rest_weight"}
+        {
+            "init",
+            "bend",
+            "pole",
+            "max_iterations",
+            "tolerance",
+            "damping",
+            "trace",
+            "rest",
+            "rest_weight",
+        }
     ),
 }
 
