@@ -126,3 +126,62 @@ def test_main_called_in_process_never_interprets() -> None:
         "main(['solve', '--lengths', '1,1', '--target', '1,1']); print('numba' in sys.modules)"
     )
     assert _in_subprocess(code).splitlines()[-1] == "True"
+
+
+def _gated_app(monkeypatch: pytest.MonkeyPatch, compile_kernels: object) -> object:
+    from ikchain.web import app as web_app
+
+    monkeypatch.setattr(web_app, "compile_kernels", compile_kernels)
+    return web_app.build_app(serve_while_starting=True)
+
+
+def test_the_server_answers_while_its_kernels_compile(monkeypatch: pytest.MonkeyPatch) -> None:
+    """ikchain lesson (one process) serves at once: the page is a notice that reloads
+    itself, in the page's language, the static files are served, and a frame waits
+    for the kernels and is then answered."""
+    import threading
+
+    from starlette.testclient import TestClient
+
+    release = threading.Event()
+    app = _gated_app(monkeypatch, lambda: release.wait(60))
+    frame = {"id": "f", "lengths": [0.8, 0.6], "target": [1.0, 0.6], "method": "ccd"}
+    with TestClient(app, base_url="http://127.0.0.1:8000") as client:
+        page = client.get("/")
+        assert page.status_code == 503 and page.headers["retry-after"] == "2"
+        assert "正在准备求解器" in page.text and 'http-equiv="refresh"' in page.text
+        assert "Preparing the solvers" in client.get("/?lang=en").text
+        assert client.get("/static/lesson.css").status_code == 200
+        answers: list[object] = []
+        waiting = threading.Thread(
+            target=lambda: answers.append(client.post("/api/frame", json=frame))
+        )
+        waiting.start()
+        waiting.join(0.5)
+        assert answers == []  # still waiting for the kernels
+        release.set()
+        waiting.join(120)
+        assert answers[0].status_code == 200 and answers[0].json()["ok"] is True  # type: ignore[attr-defined]
+        assert client.get("/").status_code == 200  # the lesson itself now
+
+
+def test_a_failed_start_says_so_on_every_request(monkeypatch: pytest.MonkeyPatch) -> None:
+    from starlette.testclient import TestClient
+
+    def broken() -> None:
+        raise OSError("no room to compile")
+
+    frame = {"id": "f", "lengths": [0.8, 0.6], "target": [1.0, 0.6]}
+    with TestClient(_gated_app(monkeypatch, broken), base_url="http://127.0.0.1:8000") as client:
+        import time
+
+        deadline = time.monotonic() + 30
+        while client.get("/").status_code == 503 and "refresh" in client.get("/").text:
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        reply = client.post("/api/frame", json=frame)
+        assert reply.status_code == 503
+        assert reply.json() == {
+            "ok": False,
+            "error": "server: expected the solvers to start, got OSError",
+        }

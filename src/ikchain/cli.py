@@ -276,6 +276,8 @@ def _run_lesson(args: argparse.Namespace) -> int:
     url = f"http://{url_host(args.host, sockets[0].getsockname()[0])}:{port}{path}"
     # Each server process builds its app from the environment (see app_from_environment).
     os.environ["IKCHAIN_ALLOWED_HOSTS"] = ",".join(names)
+    if args.workers == 1:  # one process: it serves while its kernels compile
+        os.environ["IKCHAIN_SERVE_WHILE_STARTING"] = "1"
 
     def ready() -> None:
         print(f"ikchain lesson: serving on {url}  (Ctrl+C to stop)", flush=True)

@@ -39,7 +39,8 @@ import json
 import logging
 import os
 import re
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator, Coroutine, Iterable
+from typing import Any, ClassVar
 from urllib.parse import urlsplit
 
 from jinja2 import Environment, PackageLoader, select_autoescape
@@ -64,6 +65,7 @@ from ikchain.web.scheduler import (
     LIGHT_WORK,
     PENDING_PER_SOCKET,
     Workers,
+    freeze_heap,
     limit_solver_threads,
     start_heavy_process,
 )
@@ -381,31 +383,162 @@ def build_app(
     *,
     heavy_processes: int = HEAVY_PROCESSES,
     workers: Workers | None = None,
+    serve_while_starting: bool = False,
 ) -> Starlette:
     """The lesson's Starlette application, serving only ``allowed_hosts`` (``"*"``: any),
-    its work run by ``workers`` (default: ``Workers(heavy_processes)``)."""
+    its work run by ``workers`` (default: ``Workers(heavy_processes)``).
+
+    ``serve_while_starting``: the start-up work (compiling the kernels, the heavy
+    process, the light cap's calibration) runs while the server listens, requests
+    waiting for it, instead of before (``ikchain lesson`` with one process: a first
+    run's compile then no longer keeps the server from saying where it serves).
+    """
     workers = workers or Workers(heavy_processes)
+
+    readiness = Readiness()
+
+    async def prepare() -> None:
+        await run_in_threadpool(compile_kernels)  # the first drag must not wait for numba
+        workers.start()  # after the compile: the heavy process then loads the kernels
+        await run_in_threadpool(workers.costs.calibrate)  # what a light solve costs here
+        await workers.started()  # the heavy process too
+        freeze_heap()
+        if os.environ.get("IKCHAIN_LAG"):
+            import sys as _sys
+            import time as _time
+            async def _lag():
+                worst, count, last = 0.0, 0, _time.monotonic()
+                while True:
+                    t = _time.monotonic(); await asyncio.sleep(0.002)
+                    lag = _time.monotonic() - t - 0.002
+                    worst = max(worst, lag); count += lag > 0.03
+                    if _time.monotonic() - last > 2:
+                        cpu = _time.process_time()
+                        print(f"LAG worst {worst*1e3:.1f} ms, {count} over 30 ms, cpu {cpu:.1f}", file=_sys.stderr, flush=True)
+                        worst, count, last = 0.0, 0, _time.monotonic()
+            asyncio.get_running_loop().create_task(_lag())
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        await run_in_threadpool(compile_kernels)  # before serving: the first drag is fast
-        workers.start()
-        await run_in_threadpool(workers.costs.calibrate)  # what a light solve costs here
-        await workers.started()  # the heavy process too
+        readiness.begin(prepare())
+        if not serve_while_starting:
+            await readiness.wait()
+            if readiness.failure is not None:
+                raise readiness.failure
         try:
             yield
         finally:
+            await readiness.cancel()
             workers.close()
 
     app = Starlette(routes=ROUTES, lifespan=lifespan)
     app.state.workers = workers
-    app.add_middleware(Guard, allowed_hosts=tuple(allowed_hosts))
+    app.add_middleware(Ready, readiness=readiness)
+    app.add_middleware(Guard, allowed_hosts=tuple(allowed_hosts))  # outermost: first
     return app
 
 
+class Readiness:
+    """Whether the server's start-up work (compiling the kernels, starting the heavy
+    process, calibrating the light cap) is done; it runs while the server already
+    listens, so that ``ikchain lesson`` says where it serves at once, even while numba
+    compiles for the first time."""
+
+    def __init__(self) -> None:
+        self.done = asyncio.Event()
+        self.task: asyncio.Task[None] | None = None
+        self.failure: BaseException | None = None
+
+    def begin(self, work: Coroutine[Any, Any, None]) -> None:
+        async def run() -> None:
+            try:
+                await work
+            except Exception as error:  # every request then says so, with a 503
+                self.failure = error
+                logging.getLogger("ikchain.lesson").exception("start-up failed")
+            finally:
+                self.done.set()
+
+        self.task = asyncio.get_running_loop().create_task(run())
+
+    def starting(self) -> bool:
+        """Whether the start-up work runs still (False too without a lifespan)."""
+        return self.task is not None and not self.done.is_set()
+
+    async def wait(self) -> None:
+        if self.task is not None:  # no lifespan (an app used without starting it): ready
+            await self.done.wait()
+
+    async def cancel(self) -> None:
+        if self.task is not None and not self.task.done():
+            self.task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self.task
+
+
+class Ready:
+    """ASGI middleware: a request (beyond the static files) waits until the server's
+    start-up work is done; if it failed, a 503 (or a WebSocket close) says so. The page
+    itself, asked for meanwhile, is a short notice that reloads every two seconds."""
+
+    #: The notice, in the page's languages: (title, text).
+    STARTING: ClassVar[dict[str, tuple[str, str]]] = {
+        "zh": (
+            "正在准备求解器",
+            "第一次运行时要先编译求解器，大约需要二十秒。本页每两秒自动刷新一次。",
+        ),
+        "en": (
+            "Preparing the solvers",
+            "On the first run the solvers are compiled first, which takes about twenty "
+            "seconds. This page reloads itself every two seconds.",
+        ),
+    }
+
+    def __init__(self, app: ASGIApp, readiness: Readiness) -> None:
+        self.app = app
+        self.readiness = readiness
+
+    def starting_page(self, scope: Scope) -> Response:
+        lang = (
+            "en" if "lang=en" in scope.get("query_string", b"").decode("latin-1").lower() else "zh"
+        )
+        title, text = self.STARTING[lang]
+        body = (
+            f'<!doctype html><html lang="{"zh-CN" if lang == "zh" else "en"}"><head>'
+            '<meta charset="utf-8"><meta http-equiv="refresh" content="2">'
+            '<meta name="viewport" content="width=device-width, initial-scale=1">'
+            f"<title>{title}</title></head><body><h1>{title}</h1><p>{text}</p></body></html>"
+        )
+        return HTMLResponse(body, status_code=503, headers={"Retry-After": "2", **SECURITY_HEADERS})
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] in ("http", "websocket") and not scope["path"].startswith("/static/"):
+            if scope["type"] == "http" and scope["path"] == "/" and self.readiness.starting():
+                # a browser opened at once: a page that says why, and reloads itself
+                await self.starting_page(scope)(scope, receive, send)
+                return
+            await self.readiness.wait()
+            failure = self.readiness.failure
+            if failure is not None:
+                message = f"server: expected the solvers to start, got {type(failure).__name__}"
+                if scope["type"] == "websocket":
+                    await send({"type": "websocket.close", "code": 1011, "reason": message})
+                    return
+                response = Response(
+                    json.dumps({"ok": False, "error": message}),
+                    status_code=503,
+                    media_type="application/json",
+                )
+                await response(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
 def app_from_environment() -> Starlette:
-    """``build_app`` configured by ``IKCHAIN_ALLOWED_HOSTS`` (comma-separated): the
-    factory each ``ikchain lesson --workers N`` process imports."""
+    """``build_app`` configured by ``IKCHAIN_ALLOWED_HOSTS`` (comma-separated) and
+    ``IKCHAIN_SERVE_WHILE_STARTING`` ("1": see ``build_app``): the factory each
+    ``ikchain lesson`` process imports."""
     names = os.environ.get("IKCHAIN_ALLOWED_HOSTS", "")
     hosts = [name for name in names.split(",") if name] or list(LOOPBACK_HOSTS)
-    return build_app(hosts)
+    early = os.environ.get("IKCHAIN_SERVE_WHILE_STARTING") == "1"
+    return build_app(hosts, serve_while_starting=early)
