@@ -65,7 +65,6 @@ from ikchain.web.scheduler import (
     LIGHT_WORK,
     PENDING_PER_SOCKET,
     Workers,
-    freeze_heap,
     limit_solver_threads,
     start_heavy_process,
 )
@@ -402,21 +401,6 @@ def build_app(
         workers.start()  # after the compile: the heavy process then loads the kernels
         await run_in_threadpool(workers.costs.calibrate)  # what a light solve costs here
         await workers.started()  # the heavy process too
-        freeze_heap()
-        if os.environ.get("IKCHAIN_LAG"):
-            import sys as _sys
-            import time as _time
-            async def _lag():
-                worst, count, last = 0.0, 0, _time.monotonic()
-                while True:
-                    t = _time.monotonic(); await asyncio.sleep(0.002)
-                    lag = _time.monotonic() - t - 0.002
-                    worst = max(worst, lag); count += lag > 0.03
-                    if _time.monotonic() - last > 2:
-                        cpu = _time.process_time()
-                        print(f"LAG worst {worst*1e3:.1f} ms, {count} over 30 ms, cpu {cpu:.1f}", file=_sys.stderr, flush=True)
-                        worst, count, last = 0.0, 0, _time.monotonic()
-            asyncio.get_running_loop().create_task(_lag())
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
