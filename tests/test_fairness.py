@@ -167,6 +167,19 @@ def test_light_means_measured_cost_not_units():
     assert not model.light(Cost("ccd", 3, False, scheduler.LIGHT_WORK + 1))  # units still cap
 
 
+def test_a_lesson_drag_is_always_light():
+    """A drag of the lesson (3 bones × 64 iterations) whose kind was seen to cost much
+    (mirrored runs near full reach, a busy machine) stays on the event loop: sent to
+    the heavy process it waited behind others' replays (p99 50-80 ms)."""
+    model = CostModel(light_seconds=0.001)
+    drag = Cost("ccd", 3, False, 192)
+    for _ in range(10):
+        model.observe(drag, 0.004)
+    assert model.predict(drag) > 0.001
+    assert model.light(drag)
+    assert model.light(Cost("ccd", 3, True, 192 + 768))  # section 2.5, limited
+
+
 def test_a_frame_measured_slow_goes_to_the_heavy_process():
     model = CostModel(light_seconds=0.001)
     bones = 31

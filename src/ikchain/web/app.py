@@ -65,6 +65,7 @@ from ikchain.web.scheduler import (
     LIGHT_WORK,
     PENDING_PER_SOCKET,
     Workers,
+    freeze_heap,
     limit_solver_threads,
     start_heavy_process,
 )
@@ -401,6 +402,7 @@ def build_app(
         workers.start()  # after the compile: the heavy process then loads the kernels
         await run_in_threadpool(workers.costs.calibrate)  # what a light solve costs here
         await workers.started()  # the heavy process too
+        freeze_heap()
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:

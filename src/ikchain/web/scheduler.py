@@ -51,8 +51,14 @@ logger = logging.getLogger("ikchain.web")
 #: A single solve of at most this many units of work (bones × iterations, plus the
 #: reach search with joint limits) may run on the event loop ...
 LIGHT_WORK = 2_000
-#: ... when its measured cost (:class:`CostModel`) is at most this (CPU seconds).
+#: ... when its measured cost (:class:`CostModel`) is at most this (CPU seconds) ...
 LIGHT_SECONDS = 0.001
+#: ... or always, at most this many units: every drag of the lesson (at most 4 bones ×
+#: 64 iterations, and section 2.5's three limited bones with their reach search) is
+#: solved here, whatever a mirrored run (up to 200 iterations in all) or a busy
+#: machine made its kind cost lately (sending such a frame away made the honest drag
+#: wait for a heavy request: a p99 of 50-80 ms beside replays).
+DRAG_WORK = 1_024
 #: Processes for heavy requests; heavy requests waiting for them, and of those, from
 #: one flow (connection).
 HEAVY_PROCESSES = 1
@@ -225,7 +231,7 @@ class CostModel:
         good by one slow turn."""
         if cost.work > LIGHT_WORK:
             return False
-        if self.predict(cost) <= self.light_seconds:
+        if cost.work <= DRAG_WORK or self.predict(cost) <= self.light_seconds:
             return True
         key = (cost.method, cost.limited, cost.bones)
         if key in self.seen:
@@ -299,6 +305,17 @@ def limit_solver_threads() -> None:
     numba.set_num_threads(1)
 
 
+def freeze_heap() -> None:
+    """Move every object alive after start-up (numba's compiled kernels, the page's
+    text: ~130,000 objects) out of the garbage collector's reach: a full collection
+    scanned them all, a 60 ms pause of the whole process every few seconds under
+    load (a drag's p99), which now scans only what came after."""
+    import gc
+
+    gc.collect()
+    gc.freeze()
+
+
 def start_heavy_process(server: int) -> None:
     """Initializer of the heavy-request process: ends with its server (process id
     ``server``), ignores Ctrl+C (the server stops it; a SIGINT of its own would
@@ -314,6 +331,7 @@ def start_heavy_process(server: int) -> None:
     limit_solver_threads()
     compile_kernels()
     warm()
+    freeze_heap()
 
 
 def heavy_executor(processes: int) -> Executor:
