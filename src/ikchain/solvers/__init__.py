@@ -455,10 +455,12 @@ def _analytic(
         flat = np.array(target, dtype=np.float64).reshape(-1, 2)  # a copy: Result.target
     count = flat.shape[0]
     out = _out_array(into, count, 2)
-    threads.run(analytic.solve_range, (chain._kernel_data, options, flat, out), count)
-    result = result_from_out(out, shape, 2, flat, "analytic", limits=chain.limits)
+    if count < threads.PARALLEL_FROM:  # the calling thread alone, as threads.run would
+        analytic.solve_range(chain._kernel_data, options, flat, out, 0, count)
+    else:
+        threads.run(analytic.solve_range, (chain._kernel_data, options, flat, out), count)
     _check_codes(chain, flat, shape, out, 2, None)
-    return result
+    return result_from_out(out, shape, 2, flat, "analytic", limits=chain.limits)
 
 
 def _memory_of(out: Any) -> NDArray[np.float64]:
@@ -473,9 +475,9 @@ def _memory_of(out: Any) -> NDArray[np.float64]:
 
 def _out_array(into: NDArray[np.float64] | None, count: int, n: int) -> NDArray[np.float64]:
     """A solve's ``out`` (count, 3n + 8): ``into`` when given (it must fit), else new."""
-    shape = (count, out_width(n))
     if into is None:
-        return np.empty(shape)
+        return np.empty((count, out_width(n)))
+    shape = (count, out_width(n))
     if into.shape != shape:
         bones = (into.shape[1] - out_width(0)) // 3
         got = f"{into.shape[0]} targets with {bones} bones"
