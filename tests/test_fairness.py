@@ -366,3 +366,20 @@ def test_http_requests_are_flows_too(route):
     with TestClient(app, base_url="http://127.0.0.1:8000") as client:
         response = client.post(f"/api/{route}", json=body)
     assert response.status_code == 200, response.text
+
+
+def test_a_heavy_request_is_charged_its_cpu_time_not_its_wall_time():
+    """A replay that a busy machine stretched to a second cost its page a second of
+    its share; what it cost is the heavy process's CPU time."""
+
+    async def scenario():
+        workers = Workers(executor=Slow)
+        await workers.started()
+        reply = await workers.respond("frame", json.dumps({**REPLAY, "id": 1}), "page")
+        tag = workers.waiting.flows["page"].tag
+        workers.close()
+        return reply, tag
+
+    reply, tag = run(scenario())
+    assert json.loads(reply.text)["ok"] is True
+    assert tag < 0.5  # slept 1 s, solved in milliseconds

@@ -334,6 +334,15 @@ def start_heavy_process(server: int) -> None:
     freeze_heap()
 
 
+def timed_respond(route: str, body: bytes | str) -> tuple[Reply | Heavy, float]:
+    """:func:`respond` in the heavy process, with the CPU seconds it took there: a
+    connection's share of that process is charged by cost, not by the wall time a
+    busy machine (and the process's lower priority) stretched it to."""
+    started = time.thread_time()
+    reply = respond(route, body)
+    return reply, time.thread_time() - started
+
+
 def heavy_executor(processes: int) -> Executor:
     """The heavy-request processes (spawned, each started by :func:`start_heavy_process`)."""
     return ProcessPoolExecutor(
@@ -594,7 +603,7 @@ class Workers:
                 continue
             assert self.heavy is not None
             try:
-                future = self.heavy.submit(respond, job.route, job.body)
+                future = self.heavy.submit(timed_respond, job.route, job.body)
             except (BrokenProcessPool, RuntimeError):  # it died while idle
                 self.waiting.push(flow, job)
                 self._restart("the heavy-request process died")
@@ -615,10 +624,11 @@ class Workers:
             return
         if running.timer is not None:
             running.timer.cancel()
-        self.waiting.charge(running.flow, time.monotonic() - running.started)
         job = running.job
+        spent = time.monotonic() - running.started
         try:
-            reply = future.result()
+            reply, cpu = future.result()
+            spent = min(spent, cpu)  # what it cost, not how long a busy machine took
         except BrokenProcessPool:
             self.running[future] = running  # answered with the others by _restart
             self._restart("the heavy-request process died")
@@ -628,6 +638,7 @@ class Workers:
                 "ikchain lesson: a heavy request failed: %s: %s", type(error).__name__, error
             )
             reply = error_reply(job.route, "server: internal error (logged)", 500, job.request_id)
+        self.waiting.charge(running.flow, spent)
         if not isinstance(reply, Reply):
             reply = error_reply(job.route, "server: internal error (logged)", 500, job.request_id)
         if not job.future.done():
