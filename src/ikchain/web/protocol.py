@@ -29,7 +29,7 @@ import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -462,20 +462,39 @@ def reply_bytes_bound(bones: int, solves: int) -> int:
 
 
 def run_solve(request: SolveRequest) -> Result:
-    """Solve a validated request; the library's ValueErrors become RequestErrors."""
-    try:
-        return solve(request.chain, request.target, request.method, **request.options)
-    except ValueError as error:
-        raise RequestError(str(error)) from None
-    except ArithmeticError as error:
-        raise _out_of_range(error) from None
+    """Solve a validated request; the library's errors become RequestErrors."""
+    return library(solve, request.chain, request.target, request.method, **request.options)
 
 
-def _out_of_range(error: ArithmeticError) -> RequestError:
+def _out_of_range(error: BaseException) -> RequestError:
     return RequestError(
         "request: expected lengths and targets within the solver's range, "
         f"got {type(error).__name__} ({error})"
     )
+
+
+#: How the library's errors become request errors: the first row whose class matches.
+#: numpy's "SVD did not converge" (a ValueError) comes from the readings of an answer
+#: holding NaN, so it gets the reply check's message.
+ERROR_TRANSLATIONS: tuple[tuple[type[Exception], Callable[[BaseException], RequestError]], ...] = (
+    (np.linalg.LinAlgError, lambda error: RequestError(NON_FINITE_REPLY)),
+    (ValueError, lambda error: RequestError(str(error))),
+    (ArithmeticError, _out_of_range),
+)
+
+_R = TypeVar("_R")
+
+
+def library(function: Callable[..., _R], *args: Any, **kwargs: Any) -> _R:
+    """``function(*args, **kwargs)`` (a solve, a replay, a motion, a frame's readings),
+    its errors translated by :data:`ERROR_TRANSLATIONS`."""
+    try:
+        return function(*args, **kwargs)
+    except (ValueError, ArithmeticError) as error:
+        for kind, translate in ERROR_TRANSLATIONS:
+            if isinstance(error, kind):
+                raise translate(error) from None
+        raise
 
 
 def solve_reply(body: bytes | str) -> dict[str, Any]:
@@ -690,12 +709,7 @@ def respond(
             replay_request, steps, lang = parse_replay(data)
             if max_work is not None:
                 return Heavy(request_id)
-            try:
-                view = replay.replay_from_request(replay_request, joint_steps=steps, lang=lang)
-            except ValueError as error:
-                raise RequestError(str(error)) from None
-            except ArithmeticError as error:
-                raise _out_of_range(error) from None
+            view = library(replay.replay_from_request, replay_request, joint_steps=steps, lang=lang)
             return Reply(200, encode({"id": request_id, "ok": True, "replay": view}))
         if route == "frame" and _kind(data) == "motion":
             # A motion solves a whole path with every method: always the heavy pool.
@@ -703,12 +717,7 @@ def respond(
             motion_request, lang = parse_motion(data)
             if max_work is not None:
                 return Heavy(request_id)
-            try:
-                view = motion.motion_view(motion_request, _motion_words(lang))
-            except ValueError as error:
-                raise RequestError(str(error)) from None
-            except ArithmeticError as error:
-                raise _out_of_range(error) from None
+            view = library(motion.motion_view, motion_request, _motion_words(lang))
             return Reply(200, encode({"id": request_id, "ok": True, "motion": view}))
         if route == "frame":
             request_id = _frame_id(data)
@@ -719,14 +728,7 @@ def respond(
                 work > max_work or (light is not None and not light(_cost(frame.solve, work)))
             ):
                 return Heavy(request_id)
-            try:
-                answer = frame_from_request(frame)
-            except np.linalg.LinAlgError:  # the readings of an answer holding NaN
-                raise RequestError(NON_FINITE_REPLY) from None
-            except ValueError as error:
-                raise RequestError(str(error)) from None
-            except ArithmeticError as error:
-                raise _out_of_range(error) from None
+            answer = library(frame_from_request, frame)
             return Reply(200, encode({"id": request_id, "ok": True, "frame": answer}))
         checked = parse_solve(data)
         if max_work is not None and (
