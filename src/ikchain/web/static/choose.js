@@ -167,6 +167,26 @@
       var panel = panels[fig.id];
       if (panel) panel.update();
     });
+    // The preset is part of the figure's link (lesson.js: Figure.link / applyLink); a
+    // link's preset is taken only if the select offers it, as the select would.
+    API.linkParts.push({
+      key: "limits",
+      read: function (fig) {
+        var panel = panels[fig.id];
+        return panel ? panel.state().limits : null;
+      },
+      apply: function (fig, raw) {
+        var panel = panels[fig.id];
+        if (!panel) return null;
+        var offered = false;
+        for (var i = 0; i < panel.select.options.length; i++) {
+          if (panel.select.options[i].value === raw) offered = true;
+        }
+        if (!offered) return (API.labels.messages || {}).limits_refused;
+        panel.state().limits = raw;
+        return null;
+      },
+    });
     Object.keys(panels).forEach(function (id) { panels[id].fig.update(); });
   }
 

@@ -68,6 +68,10 @@
   var HOOKS = [];
   // ... and each bodyHook(fig, body) may add its keys to a figure's request.
   var BODY_HOOKS = [];
+  // ... and each link part {key, read(fig), apply(fig, raw)} carries its part of a
+  // figure's state in the figure's link (choose.js: the limits preset).
+  var LINK_PARTS = [];
+  var LINK_CONTROLS = {}; // figure id -> {a, msg}: its "link to this figure" and its message
 
   // ------------------------------------------------------------------ transport
   var transport = {
@@ -231,6 +235,11 @@
       });
     }
     this.controls = el.querySelector(".controls");
+    var linkBox = el.querySelector(".ctl-link");
+    if (linkBox) {
+      LINK_CONTROLS[this.id] = { a: linkBox.querySelector("a.fig-link"), msg: linkBox.querySelector(".ctl-msg") };
+      linkBox.hidden = false; // a state to link exists only while this runs
+    }
     this.resetState();
     this.bind();
   }
@@ -329,7 +338,10 @@
     var s = this.state;
     var q = s.request;
     if (inputTime != null && q.pendingInput == null) q.pendingInput = inputTime;
-    if (inputTime != null) s.shown = null; // the reader's input ends a replay
+    if (inputTime != null) {
+      s.shown = null; // the reader's input ends a replay
+      linkChanged(this); // the reader changed the figure: its link follows (when it rests)
+    }
     if (q.inflight != null) {
       q.pending = true;
       return;
@@ -486,6 +498,11 @@
     }
     if (s.dragging == null) this.announce();
     this.updateControls();
+    var linkControl = LINK_CONTROLS[this.id];
+    if (linkControl) {
+      var href = this.link();
+      if (linkControl.a.getAttribute("href") !== href) linkControl.a.setAttribute("href", href);
+    }
     for (var h = 0; h < HOOKS.length; h++) HOOKS[h](this);
   };
 
@@ -698,7 +715,9 @@
         self.controlMessage("iterations", null);
         self.controlMessage("length1", null);
         document.querySelectorAll("tr.is-loaded").forEach(function (t) { t.classList.remove("is-loaded"); });
+        self.linkMessage(null);
         self.update();
+        linkChanged(self); // the address follows the figure back to its defaults
       } else if (button.name === "stall") {
         self.state.resting = 0;
         self.stall();
@@ -731,9 +750,15 @@
   };
 
   Figure.prototype.onControl = function (event) {
-    var el = event.target;
+    this.state.resting = 0; // a changed option is shown as it is, not solved on past it
+    if (this.setControl(event.target)) this.request(stamp(event));
+  };
+
+  // What control `el` now says, taken into the state: the one path for the reader's
+  // controls and for a link's values (applyLink). False: nothing to ask (refused, or
+  // not a control of the state); the message, if any, is beside the control.
+  Figure.prototype.setControl = function (el) {
     var s = this.state;
-    s.resting = 0; // a changed option is shown as it is, not solved on past it
     var value = el.value;
     switch (el.name) {
       case "method":
@@ -754,7 +779,7 @@
         break;
       case "iterations":
         var n = this.checkIterations(el);
-        if (n === null) return; // refused: the previous value stays, the message says why
+        if (n === null) return false; // refused: the previous value stays, the message says why
         s.iterations = n;
         break;
       case "smoothing":
@@ -765,7 +790,7 @@
         var k = el.name === "length1" ? 0 : 1;
         var range = this.options.length_range || [parseFloat(el.min), parseFloat(el.max)];
         var L = this.checkNumber(el, "lengths", range[0], range[1], false, s.lengths[k]);
-        if (L === null) return;
+        if (L === null) return false;
         s.lengths = s.lengths.slice();
         s.lengths[k] = L;
         break;
@@ -782,9 +807,9 @@
         }
         break;
       default:
-        return;
+        return false;
     }
-    this.request(stamp(event));
+    return true;
   };
 
   // The ring comes to rest (drag released, key pressed): an iterative solve cut short
@@ -883,10 +908,204 @@
     this.request(stamp(null));
   };
 
+  // ------------------------------------------------------------------ links
+  // A figure's state in the page's address, as a fragment one figure at a time:
+  //   #s22?method=ccd&bones=2&bend=-1&target=1.2,0.7&iterations=64&damping=1
+  // (the section's key, then what the reader chose). Opening such a link sets the
+  // figure's state through the controls' own path (setControl: the same clamping and
+  // the same messages) and asks the server for that state solved from the start pose,
+  // exactly as the server computes it. Numbers are written as JavaScript's shortest
+  // exact form, so a target read back is the very target written.
+  Figure.prototype.link = function () {
+    var s = this.state;
+    var parts = [
+      "method=" + s.method, "bones=" + s.bones, "bend=" + s.bend,
+      "target=" + String(s.pointer[0]) + "," + String(s.pointer[1]),
+    ];
+    if (this.control("iterations")) parts.push("iterations=" + s.iterations);
+    if (this.control("damping")) parts.push("damping=" + s.damping);
+    for (var i = 0; i < LINK_PARTS.length; i++) {
+      var value = LINK_PARTS[i].read(this);
+      if (value != null) parts.push(LINK_PARTS[i].key + "=" + encodeURIComponent(value));
+    }
+    return "#" + this.spec.key + "?" + parts.join("&");
+  };
+
+  // The link's message beside "link to this figure" (what no control of its own
+  // says: method, bones, bend, damping, target, limits); null clears it.
+  Figure.prototype.linkMessage = function (message) {
+    var box = LINK_CONTROLS[this.id] && LINK_CONTROLS[this.id].msg;
+    if (!box) return;
+    box.hidden = !message;
+    if (box.textContent !== (message || "")) box.textContent = message || "";
+  };
+
+  // A link's values (strings, by key) into the state; then one request, from the
+  // default start pose. A value the figure does not take is said in the page's
+  // language and the figure's own is kept; one out of range is clamped and said.
+  Figure.prototype.applyLink = function (params) {
+    var s = this.state;
+    var M = LABELS.messages || {};
+    var said = [];
+    var self = this;
+    function has(key) { return Object.prototype.hasOwnProperty.call(params, key); }
+    function option(name, value) { // a select's option with this value, or null
+      var el = self.control(name);
+      if (!el) return null;
+      for (var i = 0; i < el.options.length; i++) if (el.options[i].value === value) return el;
+      return null;
+    }
+    function number(text) { return /^\s*$/.test(text) ? NaN : Number(text); }
+    s.resting = 0;
+    s.sliding = false;
+    s.bendFollowed = null;
+    var el;
+    // bones first: the method must fit them
+    if (has("bones")) {
+      el = option("bones", params.bones);
+      if (el) { el.value = params.bones; this.setControl(el); } else said.push(M.bones_refused);
+    }
+    if (has("method")) {
+      el = option("method", params.method);
+      if (el && fitsBones(params.method, s.bones)) { el.value = params.method; this.setControl(el); }
+      else said.push(M.method_refused);
+    }
+    if (has("bend")) {
+      var b = number(params.bend);
+      el = this.control("bend");
+      if (!isFinite(b) || b === 0 || !el) said.push(M.bend_refused);
+      else {
+        el.value = b > 0 ? "1" : "-1";
+        this.setControl(el);
+        if (b !== 1 && b !== -1) said.push(M.bend_clamped);
+      }
+    }
+    if (has("damping")) {
+      var d = number(params.damping);
+      el = this.control("damping");
+      if (!isFinite(d) || !el) said.push(M.damping_refused);
+      else {
+        el.value = String(d); // the slider's own range and step decide what it holds
+        this.setControl(el);
+        if (s.damping !== d) said.push(M.damping_clamped);
+      }
+    }
+    if (has("iterations") && (el = this.control("iterations"))) {
+      el.value = params.iterations; // not a number: the box holds "", refused as typed
+      this.setControl(el); // its own message, beside the box, as when typed there
+    }
+    if (has("target")) {
+      var xy = params.target.split(",");
+      var x = number(xy[0]), y = xy.length === 2 ? number(xy[1]) : NaN;
+      if (!isFinite(x) || !isFinite(y)) said.push(M.target_refused);
+      else {
+        var e = this.extent; // where a drag or the keys can put the ring
+        var p = [Math.max(-e, Math.min(e, x)), Math.max(-e, Math.min(e, y))];
+        if (p[0] !== x || p[1] !== y) said.push(M.target_clamped);
+        s.pointer = p;
+      }
+    }
+    for (var i = 0; i < LINK_PARTS.length; i++) {
+      var part = LINK_PARTS[i];
+      if (!has(part.key)) continue;
+      var message = part.apply(this, params[part.key]);
+      if (message) said.push(message);
+    }
+    s.init = null;
+    s.cold = true; // the state solved from its start pose: what the link's reader sees too
+    s.family = null;
+    s.once = null;
+    this.linkMessage(said.join(" ") || null);
+    this.request(stamp(null));
+  };
+
+  // The address's figure state, if it names one: {fig, params}, or null.
+  function linkFromUrl() {
+    var hash = location.hash.replace(/^#/, "");
+    var q = hash.indexOf("?");
+    if (q < 0) return null; // "#s22" alone is a place in the page, not a state
+    var fig = window.__ikchainFigures["fig-" + hash.slice(0, q)];
+    if (!fig) return null;
+    var params = {};
+    hash.slice(q + 1).split("&").forEach(function (pair) {
+      if (!pair) return;
+      var eq = pair.indexOf("=");
+      var key = eq < 0 ? pair : pair.slice(0, eq);
+      var value = eq < 0 ? "" : pair.slice(eq + 1);
+      try {
+        key = decodeURIComponent(key);
+        value = decodeURIComponent(value);
+      } catch (err) {
+        value = "\u0000"; // not decodable: a value no part takes, refused as such
+      }
+      // a typed minus sign (U+2212) is a minus
+      params[key] = value.replace(/\u2212/g, "-").trim();
+    });
+    return { fig: fig, params: params };
+  }
+
+  function applyUrl(scroll) {
+    var link = linkFromUrl();
+    if (link) {
+      link.fig.applyLink(link.params);
+      if (scroll) (link.fig.el.querySelector(".fig-canvas") || link.fig.el).scrollIntoView({ block: "start" });
+    }
+    doc.classList.add("link-ready");
+  }
+
+  // The figure the reader changed last owns the address: written (replaceState, no
+  // history entry) once the figure rests, at most every LINK_DELAY ms, never mid-drag.
+  var LINK_DELAY = 200;
+  var linkTimer = null;
+  var linkFigure = null;
+  function linkChanged(fig) {
+    linkFigure = fig;
+    if (linkTimer == null) linkTimer = setTimeout(writeLink, LINK_DELAY);
+  }
+  function writeLink() {
+    linkTimer = null;
+    var fig = linkFigure;
+    if (!fig) return;
+    var s = fig.state;
+    if (s.dragging != null || s.request.inflight != null || s.request.pending) {
+      linkTimer = setTimeout(writeLink, LINK_DELAY);
+      return;
+    }
+    linkFigure = null;
+    var href = fig.link();
+    if (location.hash !== href && window.history && history.replaceState) {
+      try { history.replaceState(history.state, "", href); } catch (err) { /* sandboxed */ }
+    }
+  }
+
+  // "Link to this figure": its href is the state; a click puts it in the address
+  // bar and copies the whole address, and says whether the copy worked.
+  function bindLinks() {
+    Object.keys(LINK_CONTROLS).forEach(function (id) {
+      var fig = window.__ikchainFigures[id];
+      var a = LINK_CONTROLS[id].a;
+      if (!fig || !a) return;
+      a.addEventListener("click", function (event) {
+        event.preventDefault();
+        var M = LABELS.messages || {};
+        var href = fig.link();
+        try { history.replaceState(history.state, "", href); } catch (err) { /* sandboxed */ }
+        var url = location.href;
+        var done = function () { fig.linkMessage(M.link_copied); };
+        var failed = function () { fig.linkMessage(M.link_copy_failed); };
+        if (navigator.clipboard && navigator.clipboard.writeText && window.isSecureContext) {
+          navigator.clipboard.writeText(url).then(done, failed);
+        } else {
+          failed();
+        }
+      });
+    });
+  }
+
   // For the extensions: the one transport, the hooks, and the page's data.
   window.ikchainLesson = {
     transport: transport, hooks: HOOKS, bodyHooks: BODY_HOOKS, data: DATA, labels: LABELS, stamp: stamp,
-    methods: METHODS, takes: takes,
+    methods: METHODS, takes: takes, linkParts: LINK_PARTS,
   };
 
   // Linked tables: a row with data-row loads into the figure it names.
@@ -930,10 +1149,20 @@
       fig.update();
     });
     bindRows();
+    bindLinks();
     transport.connect();
     doc.classList.add("js-ready");
+    // A link in the address: applied once every script has attached its part of the
+    // state (choose.js's limits), i.e. after the deferred scripts, at DOMContentLoaded.
+    var onLoad = function () {
+      applyUrl(true);
+      window.addEventListener("hashchange", function () { applyUrl(false); });
+    };
+    if (late || document.readyState === "complete") setTimeout(onLoad, 0); // it is under way or past
+    else document.addEventListener("DOMContentLoaded", onLoad);
   }
 
-  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
+  var late = document.readyState === "loading"; // start() then runs at DOMContentLoaded
+  if (late) document.addEventListener("DOMContentLoaded", start);
   else start();
 })();
