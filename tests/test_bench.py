@@ -43,7 +43,13 @@ def test_bench_runs_tiny_and_writes_json(tmp_path, capsys):
         assert heading in out
     assert "peers: skipped (--no-peers)" in out
     data = json.loads(path.read_text(encoding="utf-8"))
-    assert data["analytic_batch"]["bare_passes"] == 32
+    analytic = data["analytic_batch"]  # the figures agree with the passes they sum
+    assert analytic["bare_passes"] == len(analytic["passes"]) > 0
+    medians = [p["ns_per_target"]["median"] for p in analytic["passes"]]
+    assert analytic["bare_sum_ns_per_target"] == pytest.approx(sum(medians), rel=1e-12)
+    assert analytic["ratio_to_bare"] == pytest.approx(
+        analytic["whole_ns_per_target"]["median"] / sum(medians), rel=1e-12
+    )
     assert {row["method"] for row in data["batch"]} == {"ccd", "fabrik", "dls"}
     assert {row["solver"] for row in data["single"]} == {"analytic", "ccd", "fabrik", "dls"}
     for row in data["single"]:

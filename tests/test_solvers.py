@@ -174,12 +174,17 @@ def test_smaller_damping_goes_less_far_per_sweep_but_to_the_same_place(lesson_ch
 
 
 def test_joint_limits_are_respected_after_every_sweep():
+    """Every pose the solve passes through (its trace: the start and each iteration's),
+    not only the last, lies within the limits, for every iterative method."""
     limits = [[-0.3, 0.3], [0.0, 1.0], [-0.5, 0.5]]
     chain = ikchain.Chain([0.8, 0.6, 0.4], limits=limits)
-    for method in ("ccd", "dls"):
+    low, high = np.array(limits).T
+    for method in ("ccd", "fabrik", "dls"):
         result = ikchain.solve(chain, [-0.5, 1.2], method=method, trace=True)
-        low, high = np.array(limits).T
-        assert np.all(result.angles >= low) and np.all(result.angles <= high)
+        poses = result.trace_angles
+        assert poses.shape == (result.iterations + 1, 3) and result.iterations >= 1
+        assert np.all(poses >= low) and np.all(poses <= high), method
+        assert np.array_equal(poses[-1], result.angles)
         assert result.status is not ikchain.Status.CONVERGED  # behind the root: out of range
 
 
@@ -421,6 +426,17 @@ def test_rest_weight_zero_is_no_rest_and_weights_are_validated():
     zero = ikchain.solve(REST_CHAIN, REST_TARGET, "dls", rest=[1.0, 1.0, 1.0], rest_weight=0.0)
     assert zero.angles.tolist() == plain.angles.tolist()
     assert zero.iterations == plain.iterations
+    bad = [
+        ({"rest": [1.0, 1.0, 1.0], "rest_weight": -0.5}, "rest_weight: expected a number >= 0"),
+        ({"rest_weight": 1.0}, "rest_weight: weighs the pull toward a rest pose; expected rest"),
+        ({"rest": [1.0, 1.0]}, r"rest: expected shape \(\.\.\., 3\)"),
+        ({"rest": [[1.0, 1.0, 1.0]] * 2}, r"rest: expected one pose, shape \(3,\)"),
+        ({"rest": [1.0, math.nan, 1.0]}, "rest"),
+        ({"rest": [1.0, 1.0, 1.0], "rest_weight": math.inf}, "rest_weight"),
+    ]
+    for options, message in bad:
+        with pytest.raises(ValueError, match=message):
+            ikchain.solve(REST_CHAIN, REST_TARGET, "dls", **options)
 
 
 @given(
