@@ -74,7 +74,9 @@ def test_bad_solve_requests_get_4xx_with_a_message(client, body, status, message
 def test_frame_route_is_the_websocket_reply_over_http(client):
     body = {"id": 3, "lengths": [0.8, 0.6], "target": [1.0, 0.5], "method": "dls"}
     response = client.post("/api/frame", json=body)
-    assert response.status_code == 200 and response.json()["frame"]["status"] == "converged"
+    assert (
+        response.status_code == 200 and response.json()["frame"]["result"]["status"] == "converged"
+    )
     with client.websocket_connect(WS) as socket:
         socket.send_text(json.dumps(body))
         assert socket.receive_json() == response.json()
@@ -102,4 +104,4 @@ def test_websocket_survives_malformed_messages(client):
         socket.send_bytes(b"\xff\xfe")
         assert socket.receive_json()["ok"] is False
         socket.send_text(good)
-        assert socket.receive_json()["frame"]["status"] == "converged"
+        assert socket.receive_json()["frame"]["result"]["status"] == "converged"

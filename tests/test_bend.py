@@ -71,7 +71,7 @@ def test_every_method_keeps_the_bend_and_still_reaches(lengths, method, bend, ta
     joints = out["result"]["joints"]
     assert bend * turn_of_drawing(joints) > 0  # what is drawn bends the chosen way
     assert out["bend"] == bend
-    assert out["status"] == "converged" and out["result"]["error"] <= 1e-9
+    assert out["result"]["status"] == "converged" and out["result"]["error"] <= 1e-9
     tip = joints[-1]
     assert math.dist(tip, target) == pytest.approx(out["result"]["error"], abs=1e-12)
 
@@ -99,4 +99,4 @@ def test_straight_and_folded_poses_bend_neither_way() -> None:
     assert bend_of_pose([0.3, 0.2, -0.1]) == 1
     # out of reach, the chain lies straight: any bend is kept, nothing mirrored
     out = frame((0.8, 0.6), (2.0, 0.0), "ccd", -1)
-    assert out["status"] == "unreachable"
+    assert out["result"]["status"] == "unreachable"

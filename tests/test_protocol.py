@@ -20,7 +20,11 @@ def test_frame_carries_everything_the_page_draws():
     answer = reply(iterations=64)
     assert answer["id"] == 7 and answer["ok"] is True
     frame = answer["frame"]
-    assert frame["status"] == "converged" and frame["reachable"] and not frame["gap"]
+    assert (
+        frame["result"]["status"] == "converged"
+        and frame["result"]["reachable"]
+        and not frame["gap"]
+    )
     assert frame["reach"] == {"inner": pytest.approx(0.2, abs=1e-15), "outer": 1.4}
     joints = np.array(frame["result"]["joints"])
     assert np.hypot(*(joints[-1] - [1.0, 0.5])) <= 1e-9
@@ -30,7 +34,11 @@ def test_frame_carries_everything_the_page_draws():
 
 def test_out_of_reach_frame_reports_gap_and_shortfall():
     frame = reply(target=[0.0, 2.0], iterations=2000)["frame"]
-    assert frame["gap"] and not frame["reachable"] and frame["status"] == "unreachable"
+    assert (
+        frame["gap"]
+        and not frame["result"]["reachable"]
+        and frame["result"]["status"] == "unreachable"
+    )
     assert frame["readings"]["error"] == f"{2.0 - 1.4:.6f}"
 
 
@@ -43,10 +51,10 @@ def test_warm_start_from_previous_pose_takes_fewer_iterations():
 
 def test_smoothing_moves_a_fraction_of_the_way_and_settles():
     answer = reply(target=[1.0, 0.5], smoothing=0.25, previous_target=[0.6, 0.1])["frame"]
-    np.testing.assert_allclose(answer["target"], [0.7, 0.2], atol=1e-15)
+    np.testing.assert_allclose(answer["result"]["target"], [0.7, 0.2], atol=1e-15)
     assert answer["settled"] is False
     answer = reply(target=[1.0, 0.5], smoothing=0.25, previous_target=[1.0, 0.5])["frame"]
-    assert answer["settled"] is True and answer["target"] == [1.0, 0.5]
+    assert answer["settled"] is True and answer["result"]["target"] == [1.0, 0.5]
 
 
 def test_family_position_keeps_the_tip_on_the_target():

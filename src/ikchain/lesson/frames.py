@@ -168,12 +168,11 @@ def frame_from_request(request: FrameRequest) -> dict[str, Any]:
     elif chain.n_bones == 4 and chain.limits is None and result.reachable and any(target):
         family = {"positions": list(family4_from_angles(chain, target, result.angles))}
     return {
+        # the solved target, reachable and status are the result's (result.target is
+        # the smoothed target when smoothing is on: where the ring is drawn)
         "result": result.as_dict(),
-        "target": result.target.tolist(),
         "reach": {"inner": chain.inner_radius, "outer": chain.outer_radius},
         "readings": readings_from_result(result, chain, iterations),
-        "reachable": result.reachable,
-        "status": str(result.status),
         # the line from the tip to the target: whenever the solve stopped short of it
         # (out of reach, stalled, or at the iteration limit), not only out of reach
         "gap": not result.reachable or str(result.status) != "converged",
