@@ -35,8 +35,10 @@ def import_graph() -> dict[str, set[str]]:
                 if node.level:
                     up = package.split(".")[: len(package.split(".")) - node.level + 1]
                     base = ".".join([*up, base] if base else up)
-                # "from ikchain.lesson import replay" imports the module replay
-                found = [base, *(f"{base}.{alias.name}" for alias in node.names)]
+                # "from ikchain.lesson import replay" imports the module replay (and,
+                # unless every name is a submodule, the package's own code)
+                names = [f"{base}.{alias.name}" for alias in node.names]
+                found = names if all(n in files for n in names) else [base, *names]
             graph[name].update(f for f in found if f in files and f != name)
     return graph
 
@@ -233,3 +235,23 @@ def test_the_extensions_change_only_their_own_part_of_a_figure_and_no_labels():
         assert set(writes) <= {"replay", "choose"}, (name, writes)
         assert not re.search(r"(API\.labels|LABELS)(\.\w+|\[[^\]]+\])+\s*=[^=]", text), name
         assert "fig.replay" not in text and "fig.state.shown" not in text, name
+
+
+def test_a_drag_frame_repeats_nothing_its_result_holds():
+    """The frame reply carries the Result once: its target, status and reachability
+    are read from ``result``, not from copies beside it."""
+    from ikchain.lesson import content
+
+    for section in content.SECTIONS:
+        if not section.live_figure:
+            continue
+        frame = content.default_frame(section)
+        assert set(frame) & set(frame["result"]) == set(), section.key
+        assert {"target", "status", "reachable"} <= set(frame["result"])
+
+
+def test_no_module_of_the_package_sits_in_an_import_circle():
+    """The whole package, the bench and the solvers included."""
+    graph = import_graph()
+    assert "ikchain.bench.drags" in graph["ikchain.bench.server"]  # the reader sees it
+    assert circles(graph) == []

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 import time
 from collections.abc import Sequence
@@ -36,15 +35,20 @@ from typing import Any
 
 import numpy as np
 
+from ikchain.bench.drags import (
+    DEFAULT_FRAMES,
+    PATH_AMPLITUDE,
+    PATH_LOOPS,
+    WARMUP_FRAMES,
+    drag_path,
+    frame_body,
+    percentiles,
+    sections,
+)
+
 #: Goals of issue 3, milliseconds.
 SERVER_GOAL_MS = 2.0
 REDRAW_GOAL_MS = 16.0
-#: Frames of the scripted drag, and the frames run first and not counted.
-DEFAULT_FRAMES = 300
-WARMUP_FRAMES = 30
-#: The drag: a figure-of-eight around the section's default target.
-PATH_AMPLITUDE = (0.35, 0.22)  # m, in x and y
-PATH_LOOPS = 2
 #: Pointer events per second in the browser drag.
 POINTER_HZ = 60.0
 CHROMIUM = "/usr/bin/chromium"
@@ -68,68 +72,6 @@ REDRAW_SPANS = {
     "update": ("received", "drawn"),  # update() itself
     "event_to_frame": ("input", "painted"),  # → the next animation frame after drawing
 }
-# -------------------------------------------------------------------------- the drag
-
-
-def drag_path(
-    centre: Sequence[float], frames: int = DEFAULT_FRAMES, loops: int = PATH_LOOPS
-) -> np.ndarray:
-    """Targets of a scripted drag, shape (frames, 2): a figure-of-eight around ``centre``."""
-    t = np.arange(frames) / frames * loops * 2.0 * math.pi
-    ax, ay = PATH_AMPLITUDE
-    return np.stack([centre[0] + ax * np.sin(t), centre[1] + ay * np.sin(2.0 * t)], axis=-1)
-
-
-def sections() -> list[dict[str, Any]]:
-    """Each section's figure defaults: id, method, lengths and the rest of the state."""
-    from ikchain.lesson.content import SECTIONS, figure_defaults
-
-    out = []
-    for section in SECTIONS:
-        if not section.live_figure:  # 2.6 plays a path; there is no drag to time
-            continue
-        defaults = figure_defaults(section)
-        out.append({"key": section.key, "figure": f"fig-{section.key}", **defaults})
-    return out
-
-
-def frame_body(state: dict[str, Any], target: Sequence[float], init: Any) -> dict[str, Any]:
-    """The request the page's script sends for this state (see lesson.js ``body()``)."""
-    from ikchain.lesson.frames import METHOD_TAKES
-
-    takes = METHOD_TAKES[state["method"]]
-    warm = init if "init" in takes else None
-    return {
-        "id": 0,
-        "lengths": state["lengths"],
-        "target": [float(target[0]), float(target[1])],
-        "method": state["method"],
-        "init": warm,
-        "iterations": state["iterations"] if "iterations" in takes else None,
-        "tolerance": state["tolerance"] if "tolerance" in takes else None,
-        "damping": state["damping"] if "damping" in takes else None,
-        # the page sends the bend direction with every frame (frames.keep_bend)
-        "bend": state["bend"] if "bend" in takes else None,
-        "smoothing": None,
-        "previous_target": None,
-        "family": None,
-    }
-
-
-def percentiles(samples_ms: Sequence[float]) -> dict[str, float]:
-    """p50, p99, max and mean of a list of milliseconds."""
-    values = np.asarray(samples_ms, dtype=float)
-    if values.size == 0:
-        return {"n": 0, "p50": math.nan, "p99": math.nan, "max": math.nan, "mean": math.nan}
-    return {
-        "n": int(values.size),
-        "p50": float(np.percentile(values, 50)),
-        "p99": float(np.percentile(values, 99)),
-        "max": float(values.max()),
-        "mean": float(values.mean()),
-    }
-
-
 # ----------------------------------------------------------------- (1a) in process
 
 

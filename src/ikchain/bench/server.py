@@ -38,7 +38,7 @@ from typing import Any
 
 import numpy as np
 
-from ikchain.bench.lesson import drag_path, frame_body, percentiles, sections
+from ikchain.bench.drags import drag_path, frame_body, percentiles, sections
 
 #: Goals of issue 7.
 FAIRNESS_GOAL = 3.0

@@ -113,15 +113,12 @@ def interpret() -> None:
     RuntimeError
         If the kernels were already imported compiled.
     """
-    global _interpreted
+    from ikchain.solvers import mode
+
     compiled = sys.modules.get("ikchain.solvers.compiled")
     if compiled is not None and compiled.JIT:
         raise RuntimeError("interpret: expected no solve yet, got kernels already compiled")
-    _interpreted = True
-
-
-#: Set by :func:`interpret`; read by :mod:`ikchain.solvers.compiled` when it is imported.
-_interpreted = False
+    mode.INTERPRETED = True
 
 
 def default_init(chain: Chain, bend: int = 1) -> NDArray[np.float64]:

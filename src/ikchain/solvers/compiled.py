@@ -21,11 +21,12 @@ from typing import Any
 
 import numpy as np
 
-from ikchain import kinematics, solvers
+from ikchain import kinematics
+from ikchain.solvers import mode
 
 #: Whether the kernels are compiled (see the module notes, and ``solvers.interpret``).
 JIT = (
-    not solvers._interpreted
+    not mode.INTERPRETED
     and os.environ.get("IKCHAIN_JIT", "1") != "0"
     and os.environ.get("NUMBA_DISABLE_JIT", "0") in ("", "0")
 )
