@@ -207,11 +207,14 @@ def test_replay_on_a_phone_with_touch(browser: Any, server_url: str, lang: str) 
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
-def test_replay_panel_desktop_screenshot(page: Any, server_url: str, lang: str) -> None:
+def test_artifact_replay_panel_desktop_screenshot(page: Any, server_url: str, lang: str) -> None:
+    """An artifact for people to look at (artifacts/screenshots), plus what it must show:
+    a filled-in status line and a picture of some size."""
     open_lesson(page, server_url, lang)
     start_replay(page, "fig-s22")
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     page.locator("#fig-s22-replay").screenshot(path=str(SCREENSHOTS / f"replay-{lang}.png"))
+    assert (SCREENSHOTS / f"replay-{lang}.png").stat().st_size > 1000
     status = page.locator("#fig-s22-replay .replay-status").text_content()
     assert status and "{" not in status and "%" not in status
 
@@ -529,11 +532,14 @@ def test_section_25_on_a_phone(browser: Any, server_url: str, lang: str) -> None
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
-def test_sections_25_26_desktop_screenshots(page: Any, server_url: str, lang: str) -> None:
+def test_artifact_sections_25_26_desktop_screenshots(page: Any, server_url: str, lang: str) -> None:
+    """Artifacts for people to look at; each must show its section's figure, drawn."""
     open_lesson(page, server_url, lang)
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     for section in ("s25", "s26"):
+        assert page.locator(f"#{section} svg").first.is_visible()
         page.locator(f"#{section}").screenshot(path=str(SCREENSHOTS / f"{section}-{lang}.png"))
+        assert (SCREENSHOTS / f"{section}-{lang}.png").stat().st_size > 1000
 
 
 def test_section_25_without_scripts(page_no_js: Any, server_url: str) -> None:

@@ -322,7 +322,8 @@ def test_both_languages(page: Any, server_url: str, lang: str) -> None:
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_screenshots_of_every_section(page: Any, server_url: str, lang: str) -> None:
+def test_artifact_screenshots_of_every_section(page: Any, server_url: str, lang: str) -> None:
+    """Artifacts for people to look at (artifacts/screenshots), each of some size."""
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     open_lesson(page, server_url, lang)
     drag_ring(page, "fig-s24", 1.7, -0.9)  # show the gap in 2.4

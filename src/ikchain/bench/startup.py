@@ -25,6 +25,7 @@ import sys
 import tempfile
 import threading
 import time
+import urllib.error
 import urllib.request
 from collections.abc import Sequence
 from pathlib import Path
@@ -57,8 +58,9 @@ def _wall(args: list[str], env: dict[str, str]) -> float:
 
 
 def _lesson(env: dict[str, str]) -> dict[str, float]:
-    """Seconds until "serving on", until ``GET /`` answers, and the longest gap
-    between lines on stderr (or since the start) before serving."""
+    """Seconds until "serving on", until ``GET /`` answers with the lesson (not the
+    notice shown while the solvers compile), and the longest gap between lines on
+    stderr (or since the start) before serving."""
     started = time.perf_counter()
     process = subprocess.Popen(
         [sys.executable, "-m", "ikchain", "lesson", "--port", "0", "--no-browser"],
@@ -86,8 +88,15 @@ def _lesson(env: dict[str, str]) -> dict[str, float]:
         serving = time.perf_counter()
         if not url:
             raise RuntimeError("ikchain lesson ended without serving")
-        with urllib.request.urlopen(url, timeout=300) as reply:
-            reply.read()
+        while True:  # the notice (503, "reloads itself") until the lesson is ready
+            try:
+                with urllib.request.urlopen(url, timeout=300) as reply:
+                    reply.read()
+                break
+            except urllib.error.HTTPError as error:
+                if error.code != 503 or time.perf_counter() - started > 600:
+                    raise
+                time.sleep(0.2)
         answered = time.perf_counter()
     finally:
         process.terminate()
