@@ -131,7 +131,7 @@ def run(args: argparse.Namespace, out=None) -> dict[str, Any]:
     info = machine()
     say(f"ikchain bench{' --quick' if quick else ''}: {info['cpu']}, {info['cores']} cores, ")
     say(f"  Python {info['python']}, numpy {info['numpy']}, numba {info['numba']}, ")
-    say(f"  repeats {repeats}; batches run on every core (numba prange), single solves on one;")
+    say(f"  repeats {repeats}; batches run a thread per core, single solves on one;")
     say("  figures are the median over repeats [lowest-highest repeat]")
     data: dict[str, Any] = {
         "command": "ikchain bench" + (" --quick" if quick else ""),
