@@ -20,7 +20,7 @@ from ikchain.kinematics import (
     reach_from_lengths,
 )
 from ikchain.result import Result, Status
-from ikchain.solvers import METHODS, default_init, solve
+from ikchain.solvers import METHODS, default_init, follow, solve
 
 try:  # one source: pyproject.toml's [project] version, as installed
     __version__ = version("ikchain")
@@ -37,6 +37,7 @@ __all__ = [
     "default_init",
     "end_from_angles",
     "family",
+    "follow",
     "jacobian_from_angles",
     "joints_from_angles",
     "min_error_from_target",

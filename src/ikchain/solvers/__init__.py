@@ -44,7 +44,7 @@ from ikchain.solvers.methods import (
     TAKES_LIMITS,
 )
 from ikchain.solvers.records import CODE as CODE_FIELD
-from ikchain.solvers.records import ITERATIONS, OUTSIDE_LIMITS, out_width
+from ikchain.solvers.records import ITERATIONS, OPT_FOLLOW, OUTSIDE_LIMITS, out_width
 
 __all__ = [
     "BONES",
@@ -57,6 +57,7 @@ __all__ = [
     "TAKES_LIMITS",
     "compile_kernels",
     "default_init",
+    "follow",
     "interpret",
     "solve",
 ]
@@ -211,11 +212,90 @@ def solve(
         For any malformed input, naming what was expected and what was given, or an
         option the chosen method does not use.
     """
-    if not isinstance(chain, Chain):
-        raise ValueError(f"chain: expected an ikchain.Chain, got {type(chain).__name__}")
-    allowed = OPTIONS.get(method) if isinstance(method, str) else None
-    if allowed is None:
-        raise ValueError(f"method: expected one of {', '.join(METHODS)}, got {method!r}")
+    return _solve(
+        chain,
+        target,
+        method,
+        (
+            init,
+            max_iterations,
+            tolerance,
+            damping,
+            bend,
+            max_step,
+            trace or None,
+            rest,
+            rest_weight,
+            pole,
+        ),
+        out,
+        False,
+    )
+
+
+def follow(
+    chain: Chain,
+    path: ArrayLike,
+    method: str = "dls",
+    *,
+    init: ArrayLike | None = None,
+    max_iterations: int | None = None,
+    tolerance: float | None = None,
+    damping: float | None = None,
+    bend: int | None = None,
+    max_step: float | None = None,
+    trace: bool = False,
+    rest: ArrayLike | None = None,
+    rest_weight: float | None = None,
+    out: Result | None = None,
+) -> Result:
+    """Solve a path of targets in order, each from the answer for the one before it.
+
+    This is how an animation solves a moving target frame by frame (warm starts):
+    one call for the whole path instead of one :func:`solve` a frame, with the same
+    answers, to the bit, as that loop of solves each given the last one's angles as
+    ``init``.
+
+    Parameters
+    ----------
+    chain : Chain
+        The chain to pose.
+    path : array_like, shape (k, 2)
+        The targets (m), in the order they are solved.
+    method : {"dls", "ccd", "fabrik"}
+        An iterative method (the closed form has no start pose to carry over).
+    init : array_like, shape (n,), optional
+        The first target's start pose (rad). Default: the bent start pose of
+        :func:`solve` (``bend``).
+    max_iterations, tolerance, damping, bend, max_step, trace, rest, rest_weight, out
+        As in :func:`solve`, each per target of the path.
+
+    Returns
+    -------
+    Result
+        A batch of shape (k,): row i is target i's answer.
+
+    Raises
+    ------
+    ValueError
+        For a malformed path or start pose, a method without iterations, or an option
+        the method does not use, naming what was expected and what was given.
+    """
+    if method not in ITERATIVE:
+        raise ValueError(
+            f"method: expected one of {', '.join(ITERATIVE)} to follow a path, got {method!r}"
+        )
+    points = check_points(path, "path")
+    if points.ndim != 2:
+        raise ValueError(f"path: expected shape (k, 2), one target a row, got shape {points.shape}")
+    _check_chain(chain)
+    if init is not None:
+        pose = check_angles(init, chain.n_bones, "init")
+        if pose.shape != (chain.n_bones,):
+            raise ValueError(
+                f"init: expected the first target's start pose, shape ({chain.n_bones},), "
+                f"got shape {pose.shape}"
+            )
     given = (
         init,
         max_iterations,
@@ -226,8 +306,26 @@ def solve(
         trace or None,
         rest,
         rest_weight,
-        pole,
+        None,
     )
+    return _solve(chain, points, method, given, out, True)
+
+
+def _solve(
+    chain: Chain,
+    target: ArrayLike,
+    method: str,
+    given: tuple[Any, ...],
+    out: Result | None,
+    following: bool,
+) -> Result:
+    """:func:`solve` (``following`` False) and :func:`follow`: ``given`` holds the
+    options in the order of ``_OPTION_NAMES``."""
+    _check_chain(chain)
+    allowed = OPTIONS.get(method) if isinstance(method, str) else None
+    if allowed is None:
+        raise ValueError(f"method: expected one of {', '.join(METHODS)}, got {method!r}")
+    init, max_iterations, tolerance, damping, bend, max_step, trace, rest, rest_weight, pole = given
     for i in _REFUSED[method]:  # the options this method does not take (from OPTIONS)
         if given[i] is not None:
             _refuse_options(method, allowed, given)
@@ -252,7 +350,7 @@ def solve(
     fraction = DEFAULT_DAMPING if damping is None else check_fraction(damping, "damping")
     cap = math.inf if max_step is None else check_positive(max_step, "max_step")
     pull, toward = _check_rest(chain, rest, rest_weight)
-    options = _options(chain, bend, budget, goal, fraction, cap, pull)
+    options = _options(chain, bend, budget, goal, fraction, cap, pull, following)
     if point is not None:
         has_start = _plain_start(chain.n_bones, init)
         if has_start is not None:  # one target, one start pose: a batch of one
@@ -341,6 +439,11 @@ def _check_rest(
     if weight < 0.0:
         raise ValueError(f"rest_weight: expected a number >= 0, got {weight}")
     return weight / (1.0 + weight), np.array(pose, dtype=np.float64)
+
+
+def _check_chain(chain: Any) -> None:
+    if not isinstance(chain, Chain):
+        raise ValueError(f"chain: expected an ikchain.Chain, got {type(chain).__name__}")
 
 
 def _check_chain_for(chain: Chain, method: str) -> None:
@@ -442,7 +545,7 @@ def _analytic(
     into: NDArray[np.float64] | None,
 ) -> Result:
     _, analytic, _ = _kernels_cached or _kernels()
-    options = _options(chain, bend, 0, DEFAULT_TOLERANCE, DEFAULT_DAMPING, math.inf, 0.0)
+    options = _options(chain, bend, 0, DEFAULT_TOLERANCE, DEFAULT_DAMPING, math.inf, 0.0, False)
     if point is not None:
         shape: tuple[int, ...] = ()
         flat = np.empty((1, 2))
@@ -485,7 +588,14 @@ def _out_array(into: NDArray[np.float64] | None, count: int, n: int) -> NDArray[
 
 
 def _options(
-    chain: Chain, bend: int, budget: int, goal: float, fraction: float, cap: float, pull: float
+    chain: Chain,
+    bend: int,
+    budget: int,
+    goal: float,
+    fraction: float,
+    cap: float,
+    pull: float,
+    following: bool,
 ) -> NDArray[np.float64]:
     """The options record every kernel reads (``records.OPTION_FIELDS``, in that order).
 
@@ -503,6 +613,7 @@ def _options(
         fraction,
         cap,
         pull,
+        1.0 if following else 0.0,
     )
     record = _RECORDS.get(key)
     if record is None:
@@ -564,8 +675,11 @@ def _iterate(
     out = _out_array(into, count, n)
     kernel = loop.SOLVE[CODE[method]]
     checked = starts if starts.shape[0] else None
+    # the calling thread alone when that is what threads.run would do, and for a path
+    # (follow), whose targets run in order
+    alone = count < threads.PARALLEL_FROM or options[OPT_FOLLOW] != 0.0
     if not trace:
-        if count < threads.PARALLEL_FROM:  # the calling thread alone, as threads.run would
+        if alone:
             kernel(data, options, targets, starts, rest, found, out, rows, 0, count)
         else:
             threads.run(kernel, (data, options, targets, starts, rest, found, out, rows), count)
@@ -575,7 +689,10 @@ def _iterate(
     room = min(budget + 1, _TRACE_ROOM, max(2, _BATCH_TRACE_FLOATS // max(1, count * (n + 1))))
     while True:
         rows = np.empty((count, room, n + 1))
-        threads.run(kernel, (data, options, targets, starts, rest, found, out, rows), count)
+        if alone:
+            kernel(data, options, targets, starts, rest, found, out, rows, 0, count)
+        else:
+            threads.run(kernel, (data, options, targets, starts, rest, found, out, rows), count)
         _check_codes(chain, targets, shape, out, n, checked)
         longest = int(out[:, 3 * n + 2 + ITERATIONS].max()) + 1 if count else 1
         if longest <= room:

@@ -61,6 +61,7 @@ from ikchain.solvers.records import (
     MIN_ERROR,
     OPT_BEND,
     OPT_DAMPING,
+    OPT_FOLLOW,
     OPT_INNER,
     OPT_LIMITED,
     OPT_MAX_ITERATIONS,
@@ -360,6 +361,8 @@ def solve_range(
     Row b of ``out`` (B, :func:`~ikchain.solvers.units.out_width` (n)) gets target
     b's angles, joints and ``units.RESULT_FIELDS``. ``trace`` (B, room, 1 + n) as in
     :func:`iterate`, or (0, 0, 1 + n) for none; rows after a target stopped are NaN.
+    With ``options[OPT_FOLLOW]`` set, each target after ``begin`` starts from the
+    answer written for the one before it, so a path runs in order on one thread.
     """
     n = data.size // 3
     chain, angles, joints, work, knobs = workspace(n)
@@ -379,10 +382,15 @@ def solve_range(
     no_trace = np.empty((0, n + 1))
     none_found = np.empty(0)
     results = 3 * n + 2  # where a row's results begin, after the angles and joints
+    following = options[OPT_FOLLOW] != 0.0  # each target from the last one's answer
     for b in range(begin, end):
         row = out[b]
-        start = starts[b if starts.shape[0] > 1 else 0] if starts.shape[0] > 0 else lows
-        if not start_pose(starts.shape[0] > 0, start, bend, limited, lows, highs, angles[0]):
+        has_start = starts.shape[0] > 0
+        start = starts[b if starts.shape[0] > 1 else 0] if has_start else lows
+        if following and b > begin:  # row b - 1 begins with its answer's angles
+            has_start = True
+            start = out[b - 1]
+        if not start_pose(has_start, start, bend, limited, lows, highs, angles[0]):
             for k in range(row.size):
                 row[k] = 0.0
             row[results + CODE_FIELD] = OUTSIDE_LIMITS

@@ -16,7 +16,8 @@ OUTSIDE_LIMITS = -3
 
 #: Fields of ``options``: the chain's ΣL and inner radius (m), whether it is limited
 #: (1.0 or 0.0), the bend (±1), the iteration budget, the tolerance (m), the damping,
-#: CCD's largest turn (rad, ``inf`` for none) and DLS's rest-pose gain (0: none).
+#: CCD's largest turn (rad, ``inf`` for none), DLS's rest-pose gain (0: none), and
+#: whether each target starts from the answer for the one before it (1.0: ``follow``).
 OPTION_FIELDS = (
     "outer",
     "inner",
@@ -27,6 +28,7 @@ OPTION_FIELDS = (
     "damping",
     "max_step",
     "pull",
+    "follow",
 )
 (
     OPT_OUTER,
@@ -38,6 +40,7 @@ OPTION_FIELDS = (
     OPT_DAMPING,
     OPT_MAX_STEP,
     OPT_PULL,
+    OPT_FOLLOW,
 ) = range(len(OPTION_FIELDS))
 
 #: Fields of ``knobs``, what a step reads besides the pose and the target: the damping,
