@@ -5,7 +5,8 @@ sampled at ``frames_per_lap`` frames a lap, for :data:`LAPS` laps. Each frame ev
 method (CCD, FABRIK, damped least squares) gets at most ``budget`` iterations, starting
 either from its own previous frame's pose (*warm*, as engines do) or from the default
 start pose every frame (*cold*). What the page plays back is computed here, with
-:func:`ikchain.solve` only: each method's pose, tip and tracking error per frame.
+:func:`ikchain.solve` (cold) and :func:`ikchain.follow` (warm: the path in one call)
+only: each method's pose, tip and tracking error per frame.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from ikchain.lesson import plots
 from ikchain.lesson.figures import STYLE
 from ikchain.lesson.labels import fill, named_table
 from ikchain.lesson.tables import LENGTHS_BY_BONES
-from ikchain.solvers import solve
+from ikchain.solvers import follow, solve
 
 #: Methods tracked side by side.
 MOTION_METHODS = ("ccd", "fabrik", "dls")
@@ -37,7 +38,10 @@ LAPS = 2
 FRAMES_PER_LAP = (60, 120, 240)
 #: Iteration budgets per frame the page offers.
 BUDGETS = (1, 2, 4, 8, 16, 64)
-#: Caps on one request: frames per lap, and bones × iterations × frames × methods.
+#: Caps on one request: frames per lap, and bones × iterations × frames × methods. The
+#: work cap keeps a motion at the caps within the 50 ms budget at load average 2
+#: (``ikchain bench caps``); the page's players (3 bones, at most 480 frames × 64
+#: iterations × 3 methods = 276,480) stay within it.
 MAX_FRAMES_PER_LAP = 240
 MAX_BUDGET = 64
 MAX_MOTION_WORK = 280_000
@@ -106,32 +110,11 @@ def track(
     """Follow ``targets`` frame by frame with ``method``, ``budget`` iterations a frame."""
     if start not in STARTS:
         raise ValueError(f"start: expected one of {', '.join(STARTS)}, got {start!r}")
-    if start == "cold":  # the frames are independent: one batch (the same answers, to the bit)
+    if start == "cold":  # the frames are independent: one batch
         every = solve(chain, targets, method, max_iterations=budget)
-        return Track(
-            method, every.angles, every.joints, every.error, every.min_error, every.iterations
-        )
-    angles, joints, error, min_error, iterations = [], [], [], [], []
-    pose = None
-    for target in targets:
-        options: dict[str, Any] = {"max_iterations": budget}
-        if start == "warm" and pose is not None:
-            options["init"] = pose
-        result = solve(chain, target, method, **options)
-        pose = result.angles
-        angles.append(result.angles)
-        joints.append(result.joints)
-        error.append(result.error)
-        min_error.append(result.min_error)
-        iterations.append(result.iterations)
-    return Track(
-        method,
-        np.array(angles),
-        np.array(joints),
-        np.array(error, dtype=float),
-        np.array(min_error, dtype=float),
-        np.array(iterations),
-    )
+    else:  # each frame from this method's previous pose: the path in order, one call
+        every = follow(chain, targets, method, max_iterations=budget)
+    return Track(method, every.angles, every.joints, every.error, every.min_error, every.iterations)
 
 
 @functools.lru_cache(maxsize=32)
