@@ -148,14 +148,15 @@ def time_caps(repeats: int = 3) -> dict[str, Any]:
     """Each request at the caps, timed through :func:`respond` (best of ``repeats``)."""
     from ikchain.caps import BUDGET_MS, CAPS
     from ikchain.lesson import motion
-    from ikchain.web.app import limit_solver_threads
     from ikchain.web.protocol import Reply, respond
+    from ikchain.web.scheduler import freeze_heap, limit_solver_threads
 
     limit_solver_threads()  # as in the heavy-request process
     rows: list[dict[str, Any]] = []
     for label, route, request in requests_at_caps():
         body = json.dumps(request)
         respond(route, body)  # compile or load the kernel (and the page's words) first
+        freeze_heap()  # as the heavy process does once started
         times = []
         for _ in range(repeats):
             motion.tracked.cache_clear()  # time the tracking, not the cache

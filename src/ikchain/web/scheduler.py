@@ -298,11 +298,11 @@ class CostModel:
 
 
 def limit_solver_threads() -> None:
-    """One thread for numba's parallel batch loops, so the heavy-request process leaves
-    the other cores to the drags."""
-    import numba
+    """One thread for a batch (:mod:`ikchain.solvers.threads`), so the heavy-request
+    process leaves the other cores to the drags."""
+    from ikchain.solvers import threads
 
-    numba.set_num_threads(1)
+    threads.set_threads(1)
 
 
 def freeze_heap() -> None:
