@@ -36,6 +36,7 @@ def format_number(value: float, digits: int = 6) -> str:
 #: A coordinate within this many rounding units (machine epsilon) of the chain's size
 #: from 0 is 0 to within the arithmetic that placed it.
 ROUNDING_UNITS = 64
+_EPS = float(np.finfo(np.float64).eps)
 
 
 def format_point(point: Any, digits: int = 6, scale: float | None = None) -> str:
@@ -48,8 +49,9 @@ def format_point(point: Any, digits: int = 6, scale: float | None = None) -> str
     """
     x, y = (float(v) for v in point)
     if scale is not None:
-        slack = ROUNDING_UNITS * np.finfo(float).eps * abs(float(scale))
-        x, y = (0.0 if abs(v) <= slack else v for v in (x, y))
+        slack = ROUNDING_UNITS * _EPS * abs(float(scale))
+        x = 0.0 if abs(x) <= slack else x
+        y = 0.0 if abs(y) <= slack else y
     return f"({format_number(x, digits)}, {format_number(y, digits)})"
 
 

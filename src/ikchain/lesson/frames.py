@@ -82,13 +82,17 @@ class FrameRequest:
 
 
 def readings_from_result(
-    result: Result, chain: Chain, iterations: int | None = None
+    result: Result, chain: Chain, iterations: int | None = None, condition: float | None = None
 ) -> dict[str, str]:
     """The readings panel's numbers, formatted once, here, for page and script alike.
 
     ``iterations`` overrides the result's count when a frame took two solves (see
-    :func:`keep_bend`).
+    :func:`keep_bend`). ``condition`` is the Jacobian's condition number at the
+    result's angles when the caller computed it already (a replay does, for all its
+    steps in one call); by default it is computed here.
     """
+    if condition is None:
+        condition = float(condition_from_angles(chain.lengths, result.angles))
     d = math.hypot(*result.target)
     size = chain.total_length  # positions within rounding of it from 0 print as 0
     readings = {
@@ -100,7 +104,7 @@ def readings_from_result(
         "error": format_number(result.error, 6),
         "iterations": str(result.iterations if iterations is None else iterations),
         "joint1": format_point(result.joints[1], 4, size),
-        "condition": format_condition(float(condition_from_angles(chain.lengths, result.angles))),
+        "condition": format_condition(condition),
     }
     if chain.limits is not None:  # 2.5: reach under the limits, and the joints they hold
         readings.update(limits_readings(result))

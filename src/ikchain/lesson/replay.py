@@ -31,6 +31,7 @@ import numpy as np
 
 from ikchain.chain import Chain
 from ikchain.formatting import format_number
+from ikchain.kinematics import condition_from_angles
 from ikchain.lesson import plots
 from ikchain.lesson.frames import (
     METHOD_TAKES,
@@ -177,9 +178,10 @@ def replay_solve(
     return Replay(final, np.concatenate(traces), tuple(steps), total)
 
 
-def _step_readings(step: ReplayStep, chain: Chain) -> dict[str, str]:
+def _step_readings(step: ReplayStep, chain: Chain, condition: float) -> dict[str, str]:
     """The readings panel for one step: the drag frame's, iterations so far."""
-    return {**readings_from_result(step.result, chain), "iterations": str(step.iteration)}
+    readings = readings_from_result(step.result, chain, condition=condition)
+    return {**readings, "iterations": str(step.iteration)}
 
 
 def replay_from_request(request: SolveRequest, *, joint_steps: bool, lang: str) -> dict[str, Any]:
@@ -225,8 +227,11 @@ def replay_view(replay: Replay, chain: Chain, labels: dict[str, str]) -> dict[st
         title=labels["title"],
         chart_id=labels["id"],
     )
+    # every step's condition number in one vectorised call (one SVD a step otherwise)
+    poses = np.array([step.result.angles for step in replay.steps])
+    conditions = condition_from_angles(chain.lengths, poses).tolist()
     steps = []
-    for step, x in zip(replay.steps, positions, strict=True):
+    for step, x, condition in zip(replay.steps, positions, conditions, strict=True):
         cx, cy = chart.place(x, float(step.result.error))
         steps.append(
             {
@@ -234,7 +239,7 @@ def replay_view(replay: Replay, chain: Chain, labels: dict[str, str]) -> dict[st
                 "joint": step.joint,
                 "mirror": step.mirror,
                 "joints": np.round(step.result.joints, JOINT_DECIMALS).tolist(),
-                "readings": _step_readings(step, chain),
+                "readings": _step_readings(step, chain, condition),
                 "x": round(cx, 2),
                 "y": round(cy, 2),
             }
