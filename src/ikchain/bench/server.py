@@ -103,7 +103,8 @@ def _replays_at_caps() -> Iterator[tuple[str, str, dict[str, Any]]]:
                     per = replay.steps_of(bones, 1, method, joint_steps) - base
                     iterations = (replay.MAX_REPLAY_STEPS - base) // per
                     steps = replay.steps_of(bones, iterations, method, joint_steps)
-                if replay.reply_bytes_bound(bones, steps) > CAPS["max_reply_bytes"]:
+                pictures = method in replay.JOINT_STEP_METHODS and joint_steps
+                if replay.reply_bytes_bound(bones, steps, pictures) > CAPS["max_reply_bytes"]:
                     continue  # refused before any work
                 request = {
                     "kind": "replay",

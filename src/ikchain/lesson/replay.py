@@ -15,7 +15,11 @@ Every pose comes from :func:`ikchain.solve`:
   library's own forward kinematics and error for that pose;
 - when the figure holds the solve to a bend and it ended bent the other way, the
   mirror image and the run from it (:func:`ikchain.lesson.frames.frame_runs`), so
-  that the replay ends where the figure's frame does.
+  that the replay ends where the figure's frame does;
+- at each CCD joint step, the picture of that joint's turn (:func:`turn_picture`):
+  the ray from the joint to the tip before the turn, the ray to the target, the arc
+  of the angle the joint turned (read off the two poses), and the pose before the
+  turn as a ghost. The page only draws it.
 
 The replay is described for the page as a list of *steps*, each with its pose's
 joints and formatted readings, and a trace chart drawn here (server-side SVG) with the
@@ -30,8 +34,8 @@ from typing import Any
 import numpy as np
 
 from ikchain.chain import Chain
-from ikchain.formatting import format_number
-from ikchain.kinematics import condition_from_angles
+from ikchain.formatting import format_angle, format_number
+from ikchain.kinematics import condition_from_angles, wrap_angle
 from ikchain.lesson import plots
 from ikchain.lesson.frames import (
     METHOD_TAKES,
@@ -63,6 +67,7 @@ __all__ = [
     "REPLAY_METHODS",
     "Replay",
     "ReplayStep",
+    "TurnPicture",
     "most_iterations",
     "replay_block",
     "replay_default",
@@ -71,10 +76,17 @@ __all__ = [
     "replay_view",
     "reply_bytes_bound",
     "steps_of",
+    "turn_picture",
 ]
 
 #: Decimals of the drawn joint positions (m): a nanometre, far below a pixel.
 JOINT_DECIMALS = 9
+#: The arc of a CCD turn is drawn at this share of the chain's reach from the joint…
+ARC_REACH_SHARE = 0.08
+#: …and at most this share of the shorter of its two rays, so it stays between them.
+ARC_RAY_SHARE = 0.4
+#: Decimals of the turned angle's text (degrees), as the readings' joint angles.
+ANGLE_DIGITS = 2
 
 
 @dataclass(frozen=True)
@@ -101,6 +113,96 @@ class Replay:
     poses: np.ndarray  # start pose first, then after each iteration (each run's)
     steps: tuple[ReplayStep, ...]
     iterations: int  # of every run together (the figure's reading)
+
+
+@dataclass(frozen=True)
+class TurnPicture:
+    """What the figure draws at a CCD joint step: joint ``joint``'s turn, in metres.
+
+    Attributes
+    ----------
+    pivot : numpy.ndarray, shape (2,)
+        The turning joint's position (m); the turn does not move it.
+    tip : numpy.ndarray, shape (2,)
+        The tip before the turn (m): the ray pivot → tip is the one the joint turns.
+    target : numpy.ndarray, shape (2,)
+        The target (m): the ray pivot → target is the one CCD aims the first ray at.
+    turn : float
+        The angle the joint turned (rad, in [-pi, pi]): its relative angle after the
+        turn minus before, wrapped. Unclamped (no damping, step cap or limit at work)
+        it is the angle from the tip ray to the target ray.
+    radius : float
+        The arc's radius (m).
+    arc_from, arc_to : numpy.ndarray, shape (2,)
+        The arc's end points (m): on the tip ray, and that ray turned by ``turn``.
+    """
+
+    pivot: np.ndarray
+    tip: np.ndarray
+    target: np.ndarray
+    turn: float
+    radius: float
+    arc_from: np.ndarray
+    arc_to: np.ndarray
+
+
+def turn_picture(
+    chain: Chain, before: Result, after: Result, joint: int, target: np.ndarray
+) -> TurnPicture:
+    """The picture of joint ``joint``'s CCD turn from pose ``before`` to pose ``after``.
+
+    Parameters
+    ----------
+    chain : Chain
+        The chain (its reach sizes the arc).
+    before, after : Result
+        The library's Results for the poses around the turn (``joints`` shape (n+1, 2),
+        m; ``angles`` shape (n,), rad).
+    joint : int
+        The joint that turned, 0 (the root) … n - 1.
+    target : numpy.ndarray, shape (2,)
+        The target (m).
+
+    Returns
+    -------
+    TurnPicture
+        The pivot, the tip before the turn, the target, the turned angle and its arc.
+    """
+    pivot = np.asarray(before.joints[joint], dtype=float)
+    tip = np.asarray(before.joints[-1], dtype=float)
+    aim = np.asarray(target, dtype=float)
+    turn = float(wrap_angle(float(after.angles[joint]) - float(before.angles[joint])))
+    to_tip, to_target = tip - pivot, aim - pivot
+    shorter = min(float(np.hypot(*to_tip)), float(np.hypot(*to_target)))
+    radius = min(ARC_REACH_SHARE * float(chain.total_length), ARC_RAY_SHARE * shorter)
+    if radius > 0.0:
+        start = float(np.arctan2(to_tip[1], to_tip[0]))
+        arc_from = pivot + radius * np.array([np.cos(start), np.sin(start)])
+        arc_to = pivot + radius * np.array([np.cos(start + turn), np.sin(start + turn)])
+    else:  # the target (or the tip) on the joint: no angle to draw
+        arc_from = arc_to = pivot
+    return TurnPicture(pivot, tip, aim, turn, radius, arc_from, arc_to)
+
+
+def _rounded(point: np.ndarray) -> list[float]:
+    """A point (m) rounded for the page as the step joints are (:data:`JOINT_DECIMALS`)."""
+    return np.round(np.asarray(point, dtype=float), JOINT_DECIMALS).tolist()
+
+
+def _picture_view(picture: TurnPicture, ghost: int) -> dict[str, Any]:
+    """A turn's picture as the page draws it (see :func:`replay_view`)."""
+    return {
+        "pivot": _rounded(picture.pivot),
+        "tip": _rounded(picture.tip),
+        "arc": [
+            *_rounded(picture.arc_from),
+            *_rounded(picture.arc_to),
+            round(picture.radius, JOINT_DECIMALS),
+            1 if picture.turn > 0.0 else 0,
+        ],
+        "angle": format_angle(picture.turn, ANGLE_DIGITS),
+        "ghost": ghost,
+    }
 
 
 def pose_trace(
@@ -204,7 +306,18 @@ def replay_view(replay: Replay, chain: Chain, labels: dict[str, str]) -> dict[st
     ``labels`` holds the chart's ``title``, ``x``, ``y`` and ``id``. Each step's ``x``,
     ``y`` place the chart's cursor (SVG pixels); ``joint`` is the joint that just
     turned (CCD) or None. ``iterations``, ``status`` and ``error`` describe the final
-    Result.
+    Result; ``target`` is the solved target ([x, y], m).
+
+    A step where a joint turned carries its ``picture`` (None on every other step),
+    all in metres, rounded to :data:`JOINT_DECIMALS`:
+
+    - ``pivot``: [x, y], the turning joint; ``tip``: [x, y], the tip before the turn;
+      the target is the view's ``target``;
+    - ``arc``: [x0, y0, x1, y1, r, sweep], the arc of the turned angle at the pivot,
+      from (x0, y0) on the tip ray to (x1, y1), radius ``r``; ``sweep`` is 1 for a
+      counter-clockwise turn (world axes, y up), else 0 (never more than half a turn);
+    - ``angle``: the turned angle's text (``format_angle``, degrees);
+    - ``ghost``: the index of the step whose pose is the one before the turn.
     """
     n = replay.poses.shape[-1]
     positions = []
@@ -230,9 +343,17 @@ def replay_view(replay: Replay, chain: Chain, labels: dict[str, str]) -> dict[st
     # every step's condition number in one vectorised call (one SVD a step otherwise)
     poses = np.array([step.result.angles for step in replay.steps])
     conditions = condition_from_angles(chain.lengths, poses).tolist()
+    target = np.asarray(replay.final.target, dtype=float)
     steps = []
-    for step, x, condition in zip(replay.steps, positions, conditions, strict=True):
+    for index, (step, x, condition) in enumerate(
+        zip(replay.steps, positions, conditions, strict=True)
+    ):
         cx, cy = chart.place(x, float(step.result.error))
+        picture = None
+        if step.joint is not None:  # the step before holds the pose before the turn
+            before = replay.steps[index - 1].result
+            found = turn_picture(chain, before, step.result, step.joint, target)
+            picture = _picture_view(found, index - 1)
         steps.append(
             {
                 "iteration": step.iteration,
@@ -242,6 +363,7 @@ def replay_view(replay: Replay, chain: Chain, labels: dict[str, str]) -> dict[st
                 "readings": _step_readings(step, chain, condition),
                 "x": round(cx, 2),
                 "y": round(cy, 2),
+                "picture": picture,
             }
         )
     return {
@@ -249,6 +371,7 @@ def replay_view(replay: Replay, chain: Chain, labels: dict[str, str]) -> dict[st
         "iterations": replay.iterations,
         "status": str(replay.final.status),
         "error": format_number(float(replay.final.error), 6),
+        "target": _rounded(target),
         "steps": steps,
         "chart": chart.svg,
     }

@@ -31,13 +31,18 @@ def steps_of(bones: int, iterations: int, method: str, joint_steps: bool) -> int
     return iterations * per_iteration + 2
 
 
-def reply_bytes_bound(bones: int, steps: int) -> int:
+def reply_bytes_bound(bones: int, steps: int, pictures: bool = True) -> int:
     """An upper bound of a replay reply's size (bytes), before any work: per step its
     joints (16 characters a coordinate), readings (at most 40 + 14 a joint angle), the
-    cursor and the keys; the chart (about 20 characters a point, and 6 kB besides);
-    the figure's frame of the same solve (6 kB)."""
+    cursor and the keys; with ``pictures`` (CCD joint by joint: as if every step were
+    a joint's turn) the turn's picture, 69 characters of keys and punctuation, 9
+    numbers (pivot, tip, the arc's end points and radius) of 16 characters, its
+    direction (1), its angle's text (at most 10 bytes, "-179.99°") and the index of its
+    ghost step, else ``"picture":null`` (15); the chart (about 20 characters a point,
+    and 6 kB besides); the figure's frame of the same solve (6 kB); the target (45)."""
     per_step = 32 * (bones + 1) + 14 * bones + 360
-    return 14_000 + steps * (per_step + 20)
+    per_picture = 69 + 9 * 16 + 1 + 10 + len(str(steps)) if pictures else 15
+    return 14_000 + 45 + steps * (per_step + per_picture + 20)
 
 
 def most_iterations(bones: int, iterations: int, method: str, joint_steps: bool) -> int:

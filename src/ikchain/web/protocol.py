@@ -559,8 +559,9 @@ def parse_replay(data: dict[str, Any]) -> tuple[SolveRequest, bool, str]:
         raise RequestError(f"joint_steps: expected true or false, got {_describe(joint_steps)}")
     bones = request.chain.n_bones
     steps = replay.steps_of(bones, iterations, request.method, joint_steps)
+    pictures = request.method in replay.JOINT_STEP_METHODS and joint_steps  # CCD's turns
     if steps > replay.MAX_REPLAY_STEPS or (
-        replay.reply_bytes_bound(bones, steps) > CAPS["max_reply_bytes"]
+        replay.reply_bytes_bound(bones, steps, pictures) > CAPS["max_reply_bytes"]
     ):
         raise RequestError(
             f"replay: expected at most {replay.MAX_REPLAY_STEPS} steps (iterations, times "

@@ -13,6 +13,12 @@
  * fig.showFrame(), the figure's own answer through fig.adoptFrame(). The figure's one
  * update() redraws everything, ending with this panel (a hook in lesson.js). What a
  * method can replay, and whether joint by joint, is the server's word (API.methods).
+ *
+ * At a CCD joint's turn the step carries its picture (step.picture, metres, world
+ * axes): the ray from the joint to the tip before the turn, the ray to the target
+ * (data.target), the arc of the turned angle and the pose before the turn as a ghost
+ * (the joints of step picture.ghost). update() draws them in one group of the
+ * figure's world, under the chain; every coordinate is the server's.
  */
 (function () {
   "use strict";
@@ -20,6 +26,7 @@
   var API = window.ikchainLesson;
   if (!API) return;
   var WORDS = (API.labels && API.labels.replay) || {};
+  var SVGNS = "http://www.w3.org/2000/svg";
   var STEP_MS = 160; // one step every 160 ms while playing
   var panels = {}; // figure id -> Panel
   var METHODS = API.methods || {};
@@ -43,9 +50,67 @@
     this.statusEl = el.querySelector(".replay-status");
     this.chartEl = el.querySelector(".replay-chart");
     this.timer = null;
+    this.picture = null; // the figure's group for a CCD turn's picture (made on first use)
+    // The turned angle's sentence, under the status line (shown at a CCD joint's turn).
+    this.turnEl = document.createElement("p");
+    this.turnEl.className = "replay-turn";
+    this.turnEl.hidden = true;
+    this.statusEl.parentNode.insertBefore(this.turnEl, this.statusEl.nextSibling);
     this.bind();
     this.controls.disabled = false;
   }
+
+  // The group drawing a CCD turn, made once, under the figure's chain: the ghost of
+  // the pose before the turn, the two rays from the turning joint and the arc.
+  Panel.prototype.pictureLayer = function () {
+    if (this.picture) return this.picture;
+    var bones = this.fig.layer.bones;
+    var g = document.createElementNS(SVGNS, "g");
+    g.setAttribute("class", "turn-picture");
+    g.setAttribute("aria-hidden", "true");
+    var parts = {
+      ghost: ["polyline", "turn-ghost"],
+      toTip: ["line", "turn-ray turn-ray-tip"],
+      toTarget: ["line", "turn-ray turn-ray-target"],
+      arc: ["path", "turn-arc"],
+    };
+    var layer = { g: g };
+    Object.keys(parts).forEach(function (name) {
+      var el = document.createElementNS(SVGNS, parts[name][0]);
+      el.setAttribute("class", parts[name][1]);
+      g.appendChild(el);
+      layer[name] = el;
+    });
+    bones.parentNode.insertBefore(g, bones);
+    this.picture = layer;
+    return layer;
+  };
+
+  // Draw step `step`'s picture (null: hide it). Numbers are set as the server sent them.
+  Panel.prototype.drawPicture = function (data, step) {
+    var pic = step && step.picture;
+    if (!pic && !this.picture) return;
+    var layer = this.pictureLayer();
+    var shown = pic ? "visible" : "hidden";
+    if (layer.g.getAttribute("visibility") !== shown) layer.g.setAttribute("visibility", shown);
+    if (!pic) return;
+    var ghost = data.steps[pic.ghost].joints;
+    var parts = [];
+    for (var i = 0; i < ghost.length; i++) parts.push(ghost[i][0] + "," + ghost[i][1]);
+    layer.ghost.setAttribute("points", parts.join(" "));
+    var ends = { toTip: pic.tip, toTarget: data.target };
+    Object.keys(ends).forEach(function (name) {
+      var el = layer[name];
+      el.setAttribute("x1", String(pic.pivot[0]));
+      el.setAttribute("y1", String(pic.pivot[1]));
+      el.setAttribute("x2", String(ends[name][0]));
+      el.setAttribute("y2", String(ends[name][1]));
+    });
+    // The wedge of the turned angle: pivot, out along the tip ray, round the arc, back.
+    var a = pic.arc; // [x0, y0, x1, y1, r, sweep]
+    layer.arc.setAttribute("d", "M " + pic.pivot[0] + " " + pic.pivot[1] + " L " + a[0] + " " + a[1] +
+      " A " + a[4] + " " + a[4] + " 0 0 " + a[5] + " " + a[2] + " " + a[3] + " Z");
+  };
 
   Panel.prototype.state = function () {
     var s = this.fig.state;
@@ -307,6 +372,14 @@
         marks[m].classList.toggle("is-turning", turning != null && index === turning);
       }
     }
+
+    // A CCD joint's turn: its two rays, the arc of its angle, the pose before it, and
+    // the angle's value (the server's text) under the status line.
+    var drawn = data && rs.index != null && !stale ? data.steps[rs.index] : null;
+    this.drawPicture(data, drawn);
+    var turnText = drawn && drawn.picture ? fill(WORDS.turn, { angle: drawn.picture.angle }) : "";
+    if (this.turnEl.textContent !== turnText) this.turnEl.textContent = turnText;
+    if (this.turnEl.hidden !== !turnText) this.turnEl.hidden = !turnText;
 
     var cursor = this.chartEl.querySelector(".cursor");
     var dot = this.chartEl.querySelector(".cursor-dot");
