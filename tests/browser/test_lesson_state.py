@@ -123,8 +123,8 @@ def test_a_replay_is_asked_for_no_more_steps_than_the_server_sends(
     page: Any, server_url: str
 ) -> None:
     """Four bones, CCD joint by joint, 200 iterations: a step a bone per iteration, the
-    start pose and a mirror step must fit the README's 300 drawn steps, so the page
-    asks for (300 − 2) // 4 = 74 iterations and the server answers, not refuses."""
+    start pose and a mirror step must fit the README's 260 drawn steps, so the page
+    asks for (260 − 2) // 4 = 64 iterations and the server answers, not refuses."""
     open_lesson(page, server_url)
     fig = "fig-s23"
     page.locator(f"#{fig} select[name='bones']").select_option("4")
@@ -150,6 +150,6 @@ def test_a_replay_is_asked_for_no_more_steps_than_the_server_sends(
     replay = page.evaluate("id => window.__ikchainReplays[id].state()", fig)
     body = page.evaluate("() => window.__replayBody")
     assert replay["error"] is None and replay["data"] is not None  # not refused
-    assert len(replay["data"]["steps"]) <= 300
+    assert len(replay["data"]["steps"]) <= 260
     assert body["method"] == "ccd" and body["joint_steps"] is True
-    assert body["iterations"] == (300 - 2) // 4
+    assert body["iterations"] == (260 - 2) // 4

@@ -14,13 +14,13 @@ REPLAY_METHODS = ("ccd", "fabrik", "dls")
 JOINT_STEP_METHODS = ("ccd",)
 #: Iterations one replay may ask for (each step is drawn; the page plays them all).
 MAX_REPLAY_ITERATIONS = 200
-#: Steps one replay may send back: each is solved, drawn and worded (about 0.06 ms a
+#: Steps one replay may send back: each is solved, drawn and worded (about 0.1 ms a
 #: step on one core), so that a replay at the caps stays within the 50 ms budget with
 #: room to spare on a machine at load average 2 (``ikchain bench caps``); 4 bones ×
 #: 64 iterations joint by joint (the figure's budget) still fit. With up to 4 bones
 #: its reply stays under the server's reply cap (see :func:`reply_bytes_bound`). The
 #: page asks for no more.
-MAX_REPLAY_STEPS = 300
+MAX_REPLAY_STEPS = 260
 
 
 def steps_of(bones: int, iterations: int, method: str, joint_steps: bool) -> int:
