@@ -169,6 +169,13 @@ MUTANTS: tuple[Mutant, ...] = (
         "if gap > distance or distance == math.inf:",
         LIMIT_TESTS,
     ),
+    Mutant(
+        "follow: the second target of a path started afresh, not from the first's answer",
+        "solvers/loop.py",
+        "if following and b > begin:",
+        "if following and b > begin + 1:",
+        ("tests/test_follow.py",),
+    ),
     # -- the lesson's frames and caps (issue 14's lesson-side mistakes) ------------------
     Mutant(
         "frames: the mirrored re-solve given the whole budget, not what is left",
@@ -187,15 +194,15 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "replay: the reply-size bound 10x too small (its check 10x looser)",
         "lesson/replay_bounds.py",
-        "return 14_000 + steps * (per_step + 20)",
-        "return (14_000 + steps * (per_step + 20)) // 10",
+        "return 14_000 + 45 + steps * (per_step + per_picture + 20)",
+        "return (14_000 + 45 + steps * (per_step + per_picture + 20)) // 10",
         REPLAY_CAP_TESTS,
     ),
     Mutant(
         "protocol: the replay reply-size check 10x looser",
         "web/protocol.py",
-        'replay.reply_bytes_bound(bones, steps) > CAPS["max_reply_bytes"]',
-        'replay.reply_bytes_bound(bones, steps) > 10 * CAPS["max_reply_bytes"]',
+        'replay.reply_bytes_bound(bones, steps, pictures) > CAPS["max_reply_bytes"]',
+        'replay.reply_bytes_bound(bones, steps, pictures) > 10 * CAPS["max_reply_bytes"]',
         REPLAY_CAP_TESTS,
     ),
     Mutant(
