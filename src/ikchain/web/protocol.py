@@ -6,9 +6,12 @@ Two kinds of request share one parser:
   (``lengths``, ``target``, ``method``, ``init``, ``iterations``, ``tolerance``,
   ``damping``, ``bend``); the answer is the same JSON as ``ikchain solve --json``.
 - a *frame* request (WebSocket ``/ws`` and ``POST /api/frame``): one drag frame of a
-  figure, the same keys plus ``id``, ``smoothing``, ``previous_target`` and
-  ``family``; the answer is a frame (:func:`ikchain.lesson.frames.frame_from_request`)
-  with everything the page draws and prints, numbers already formatted.
+  figure, the same keys plus ``id``, ``smoothing``, ``previous_target``,
+  ``family`` and ``pole`` (one point ``[x, y]``, checked as the target is: the solve
+  runs with ``pole=`` and the library refuses it with ``bend`` or ``init``; replays
+  take no pole); the answer is a frame
+  (:func:`ikchain.lesson.frames.frame_from_request`) with everything the page draws
+  and prints, numbers already formatted, its ``bend`` the one the pole chose.
 
 Every request goes through one strict path: :func:`decode` (size, nesting depth,
 finite numbers, integers within ±2**53, each key once, no lone surrogates), then a
@@ -57,6 +60,7 @@ FRAME_KEYS = SOLVE_KEYS | {
     "limits",
     "rest",
     "rest_weight",
+    "pole",
 }
 #: Kinds of message on the frame channel besides a drag frame (``kind`` absent or
 #: "frame"), and the keys each takes.
@@ -274,7 +278,7 @@ def _array(data: dict[str, Any], key: str, last: int, *, batch: bool) -> np.ndar
     value = data[key]
     shape = _shape(value, key)
     expected = f"an array of shape (..., {last})" if batch else f"an array of shape ({last},)"
-    if not batch and key in ("target", "previous_target"):
+    if not batch and key in ("target", "previous_target", "pole"):
         expected = "one point [x, y]"
     if not shape or shape[-1] != last or (not batch and len(shape) != 1):
         raise RequestError(f"{key}: expected {expected}, got shape {shape}")
@@ -348,6 +352,9 @@ def parse_solve(data: Any, *, allowed: frozenset[str] = SOLVE_KEYS, batch: bool 
         if type(bend) is not int or bend not in (1, -1):
             raise RequestError(f"bend: expected +1 or -1, got {_describe(bend)}")
         options["bend"] = bend
+    if "pole" in allowed and data.get("pole") is not None:  # frames only: a pole (hint)
+        # one point, checked as the target is; the library refuses it with bend or init
+        options["pole"] = _array(data, "pole", 2, batch=False)
     if "rest" in allowed:  # frames only (section 2.5): DLS's pull toward a rest pose
         if data.get("rest") is not None:
             rest = _array(data, "rest", n, batch=False)
@@ -426,7 +433,10 @@ def work_from_request(request: SolveRequest, batch_shape: tuple[int, ...]) -> in
     else:
         iterations = max(1, request.options.get("max_iterations", DEFAULT_MAX_ITERATIONS))
     search = reach_work(n) if request.chain.limits is not None else 0
-    return solves * (n * iterations + search)
+    # a pole (frames) solves from both bends, and may solve once more from a two-bone
+    # mirror (:mod:`ikchain.solvers.pole`): at most three solves
+    runs = 3 if request.options.get("pole") is not None else 1
+    return runs * solves * (n * iterations + search)
 
 
 def _check_caps(checked: Checked) -> None:

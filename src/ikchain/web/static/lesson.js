@@ -43,6 +43,14 @@
   // by joint. No script decides anything about a method by its name.
   var METHODS = DATA.methods || {};
   var METHOD_ORDER = Object.keys(METHODS);
+  // Figures with a pole (hint) handle (2.1–2.3): a point the chain bends toward; the
+  // server solves with it (ikchain.solve(..., pole=)) and says which bend it chose.
+  var POLE_FIGURES = { "fig-s21": true, "fig-s22": true, "fig-s23": true };
+  var POLE_DEFAULT = [0.3, 0.9];
+  // Its sizes are the server's ring's, read from the SVG: a diamond 3/4 the ring's
+  // radius from its centre to each corner, and the ring's hit area.
+  var POLE_OF_RING = 0.75;
+
   function takes(method, key) {
     var m = METHODS[method];
     return !!m && m.takes.indexOf(key) >= 0;
@@ -235,6 +243,7 @@
       });
     }
     this.controls = el.querySelector(".controls");
+    this.makePole();
     var linkBox = el.querySelector(".ctl-link");
     if (linkBox) {
       LINK_CONTROLS[this.id] = { a: linkBox.querySelector("a.fig-link"), msg: linkBox.querySelector(".ctl-msg") };
@@ -243,6 +252,50 @@
     this.resetState();
     this.bind();
   }
+
+  // The pole handle and its checkbox, made here (with scripts off there is nothing to
+  // move them): a small diamond in the world, a slider like the ring.
+  Figure.prototype.makePole = function () {
+    this.layer.pole = null;
+    if (!POLE_FIGURES[this.id] || !this.controls) return;
+    var C = LABELS.controls || {};
+    var g = document.createElementNS(SVGNS, "g");
+    setAttrs(g, {
+      class: "pole", tabindex: 0, role: "slider", visibility: "hidden",
+      "aria-keyshortcuts": "ArrowLeft ArrowRight ArrowUp ArrowDown",
+    });
+    if (C.pole) g.setAttribute("aria-label", C.pole);
+    var hit = document.createElementNS(SVGNS, "circle");
+    setAttrs(hit, { class: "pole-hit", r: this.layer.hit.getAttribute("r"), fill: "transparent" });
+    var handle = document.createElementNS(SVGNS, "polygon");
+    setAttrs(handle, { class: "pole-handle" });
+    g.appendChild(hit);
+    g.appendChild(handle);
+    this.world.appendChild(g);
+    this.layer.pole = g;
+    this.layer.poleHit = hit;
+    this.layer.poleHandle = handle;
+    var label = document.createElement("label");
+    label.className = "ctl ctl-pole";
+    label.setAttribute("data-control", "pole");
+    var box = document.createElement("input");
+    box.type = "checkbox";
+    box.name = "pole";
+    var name = document.createElement("span");
+    name.className = "ctl-label";
+    name.textContent = C.pole || "Pole";
+    label.appendChild(box);
+    label.appendChild(document.createTextNode(" "));
+    label.appendChild(name);
+    if (C.pole_hint) {
+      var hint = document.createElement("small");
+      hint.className = "ctl-hint";
+      hint.textContent = C.pole_hint;
+      label.appendChild(hint);
+    }
+    var reset = this.controls.querySelector('[name="reset"]');
+    this.controls.insertBefore(label, reset);
+  };
 
   // The figure's ONE state: what the reader chose, the answer drawn, and where the
   // figure's requests stand. update() reads nothing else. Reset starts it afresh (a
@@ -260,6 +313,8 @@
       tolerance: d.tolerance,
       bend: d.bend || 1,
       smoothing: d.smoothing || null, // alpha when on, null when off
+      pole: null, // the pole (hint) point [x, y] when on, null when off
+      dragPole: false, // the held pointer drags the pole, not the ring
       pointer: copy(d.target), // where the reader wants the target
       init: d.init ? copy(d.init) : null, // explicit start pose for the next request
       cold: false, // next request starts from the default pose (bend), not the frame
@@ -309,7 +364,8 @@
       : (this.options.lengths_by_bones || {})[String(s.bones)] || s.lengths;
     var frame = s.frame;
     var init = null;
-    if (takes(m, "init")) {
+    var pole = s.pole && !s.init ? s.pole : null; // an explicit start (stall, table row) wins
+    if (takes(m, "init") && !pole) {
       if (s.init) init = s.init;
       else if (!s.cold && frame && frame.result.angles.length === lengths.length) init = frame.result.angles;
     }
@@ -323,12 +379,14 @@
       damping: takes(m, "damping") ? s.damping : null,
       // bend: the analytic branch; for the iterative methods the way the default
       // start bends and the side the server keeps the answer on (see frames.keep_bend).
-      bend: takes(m, "bend") ? s.bend : null,
+      // with a pole the server chooses the bend (and starts from both bent poses)
+      bend: takes(m, "bend") && !pole ? s.bend : null,
       smoothing: s.smoothing,
       // the target drawn now (the result's: with smoothing, where the ring is)
       previous_target: s.smoothing && frame ? frame.result.target : null,
       family: s.family,
     };
+    if (pole) body.pole = pole;
     for (var b = 0; b < BODY_HOOKS.length; b++) BODY_HOOKS[b](this, body); // choose.js: limits
     return body;
   };
@@ -347,6 +405,7 @@
       return;
     }
     q.pending = false;
+    if (s.init && s.pole) s.pole = null; // an explicit start pose: the pole gives way
     var body = this.body();
     q.sentInput = q.pendingInput;
     q.pendingInput = null;
@@ -374,6 +433,7 @@
     if (reply.id !== q.inflight) return; // stale: newest answer wins
     var received = performance.now();
     var family = q.body != null && q.body.family != null;
+    var poled = q.body != null && q.body.pole != null;
     q.inflight = null;
     q.body = null;
     var input = q.sentInput;
@@ -385,6 +445,9 @@
         s.bend = reply.frame.bend;
         s.bendFollowed = reply.frame.bend; // said beside the control (updateControls)
       }
+      // The pole chose the bend: the (disabled) control shows it, and keeps it when
+      // the pole goes off.
+      if (poled && reply.frame.bend) s.bend = reply.frame.bend;
       s.frame = reply.frame;
       s.error = null;
       s.errorDetail = null;
@@ -462,6 +525,18 @@
     setAttrs(L.pointer, { cx: s.pointer[0], cy: s.pointer[1] });
     show(L.pointer, !!s.smoothing && f.settled === false);
     L.target.setAttribute("aria-valuetext", f.readings.target);
+    if (L.pole) {
+      L.pole.setAttribute("visibility", s.pole ? "visible" : "hidden");
+      if (s.pole) {
+        var px = s.pole[0], py = s.pole[1], h = POLE_OF_RING * parseFloat(L.ring.getAttribute("r"));
+        L.poleHandle.setAttribute("points", pointsText([[px + h, py], [px, py + h], [px - h, py], [px, py - h]]));
+        setAttrs(L.poleHit, { cx: px, cy: py });
+        L.pole.setAttribute("aria-valuetext", "(" + px + ", " + py + ")");
+        L.pole.setAttribute("tabindex", "0");
+      } else {
+        L.pole.setAttribute("tabindex", "-1");
+      }
+    }
 
     var rd = f.readings;
     for (var key in this.readings) {
@@ -552,6 +627,9 @@
     if (bones && bones.value !== String(s.bones)) bones.value = String(s.bones);
     var bend = this.control("bend");
     if (bend && bend.value !== String(s.bend)) bend.value = String(s.bend);
+    if (bend && bend.disabled !== !!s.pole) bend.disabled = !!s.pole; // the pole decides
+    var poleBox = this.control("pole");
+    if (poleBox) poleBox.checked = !!s.pole;
     var M = LABELS.messages || {};
     this.controlMessage("bend", s.bendFollowed == null ? null
       : M[s.bendFollowed > 0 ? "bend_follows_family_ccw" : "bend_follows_family_cw"]);
@@ -626,10 +704,27 @@
     this.request(inputTime);
   };
 
+  // A held pointer moves the ring, or the pole when it was pressed on the pole.
+  Figure.prototype.drag = function (point, inputTime) {
+    if (this.state.dragPole) this.movePole(point, inputTime);
+    else this.moveTo(point, inputTime);
+  };
+
+  Figure.prototype.movePole = function (point, inputTime) {
+    if (!point || !this.state.pole) return;
+    this.state.pole = point;
+    this.update(); // the handle follows at once; the pose follows the server's answer
+    this.request(inputTime);
+  };
+
   Figure.prototype.bind = function () {
     var self = this;
     var svg = this.svg;
     var ring = this.layer.target;
+    var poleEl = this.layer.pole;
+    // the pole handle, when it is shown, is dragged as the ring is
+    function onPole(target) { return !!(poleEl && self.state.pole && poleEl.contains(target)); }
+    function grabs(target) { return ring.contains(target) || onPole(target); }
 
     // A finger that lands on the ring drags it; one that lands anywhere else scrolls
     // the page. touch-action on an SVG child is ignored (it applies to CSS boxes,
@@ -638,7 +733,7 @@
     // before the browser decides, by cancelling its touchstart and touchmoves.
     var fingerOnRing = false;
     svg.addEventListener("touchstart", function (event) {
-      fingerOnRing = event.touches.length === 1 && ring.contains(event.target);
+      fingerOnRing = event.touches.length === 1 && grabs(event.target);
       if (fingerOnRing && event.cancelable) event.preventDefault();
     }, { passive: false });
     svg.addEventListener("touchmove", function (event) {
@@ -652,24 +747,28 @@
       if (event.button !== undefined && event.button > 0) return;
       // A finger that lands off the ring is scrolling the page (see touchstart above);
       // a mouse or pen click anywhere moves the ring there.
-      if (event.pointerType === "touch" && !ring.contains(event.target)) return;
+      if (event.pointerType === "touch" && !grabs(event.target)) return;
       event.preventDefault();
+      var pole = onPole(event.target);
+      var held = pole ? poleEl : ring;
       self.state.dragging = event.pointerId; // before focus: a drag's focus is no key's
+      self.state.dragPole = pole;
       try { svg.setPointerCapture(event.pointerId); } catch (err) { /* synthetic */ }
-      ring.classList.remove("keyboard");
-      ring.focus({ preventScroll: true });
+      held.classList.remove("keyboard");
+      held.focus({ preventScroll: true });
       self.el.classList.add("is-dragging");
       self.state.resting = 0;
-      self.moveTo(self.worldFromEvent(event), stamp(event));
+      self.drag(self.worldFromEvent(event), stamp(event));
     });
     svg.addEventListener("pointermove", function (event) {
       if (self.state.dragging !== event.pointerId) return;
       event.preventDefault();
-      self.moveTo(self.worldFromEvent(event), stamp(event));
+      self.drag(self.worldFromEvent(event), stamp(event));
     });
     function end(event) {
       if (self.state.dragging !== event.pointerId) return;
       self.state.dragging = null;
+      self.state.dragPole = false;
       self.el.classList.remove("is-dragging");
       self.rest();
     }
@@ -679,10 +778,29 @@
 
     // The keyboard focus mark shows when the ring was reached or moved by keyboard,
     // not when a drag focused it.
-    ring.addEventListener("focus", function () {
-      if (self.state.dragging == null) ring.classList.add("keyboard");
+    [ring, poleEl].forEach(function (el) {
+      if (!el) return;
+      el.addEventListener("focus", function () {
+        if (self.state.dragging == null) el.classList.add("keyboard");
+      });
+      el.addEventListener("blur", function () { el.classList.remove("keyboard"); });
     });
-    ring.addEventListener("blur", function () { ring.classList.remove("keyboard"); });
+    if (poleEl) poleEl.addEventListener("keydown", function (event) {
+      var step = event.shiftKey ? BIG_STEP_CELLS : STEP_CELLS;
+      var p = self.state.pole;
+      if (!p) return;
+      var dx = 0, dy = 0;
+      switch (event.key) {
+        case "ArrowLeft": dx = -step; break;
+        case "ArrowRight": dx = step; break;
+        case "ArrowUp": dy = step; break;
+        case "ArrowDown": dy = -step; break;
+        default: return;
+      }
+      event.preventDefault();
+      poleEl.classList.add("keyboard");
+      self.movePole([self.onGrid(p[0], dx), self.onGrid(p[1], dy)], stamp(event));
+    });
     ring.addEventListener("keydown", function (event) {
       var step = event.shiftKey ? BIG_STEP_CELLS : STEP_CELLS;
       var dx = 0, dy = 0;
@@ -784,6 +902,9 @@
         break;
       case "smoothing":
         s.smoothing = el.checked ? this.smoothingAlpha() : null;
+        break;
+      case "pole":
+        s.pole = el.checked ? copy(POLE_DEFAULT) : null;
         break;
       case "length1":
       case "length2":
