@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import math
 
+import numpy as np
 import pytest
 from starlette.testclient import TestClient
 
@@ -171,12 +172,20 @@ def test_the_target_and_the_pole_read_the_same_for_the_same_mistake():
         assert pole == target.replace("target:", "pole:", 1)
 
 
-def test_replays_do_not_take_a_pole():
-    answer = ask(
-        kind="replay", lengths=TWO, target=[1.0, 0.6], method="ccd", iterations=8, pole=[0.3, 0.9]
-    )
-    assert answer["ok"] is False and "request: expected keys among" in answer["error"]
-    assert "got pole" in answer["error"]
+@pytest.mark.parametrize("pole", [[0.3, 0.9], [1.0, -0.6]])
+@pytest.mark.parametrize("method", ["ccd", "fabrik", "dls"])
+def test_a_replay_with_a_pole_ends_on_the_figures_solve(method, pole):
+    """The replay of a pole frame replays the run the pole chose: its last pose is the
+    pose of the figure's frame for the same request (sent with it), on the pole's side."""
+    body = {"lengths": TWO, "target": [1.0, 0.6], "method": method, "pole": pole}
+    answer = ask(kind="replay", iterations=64, joint_steps=False, **body)
+    assert answer["ok"] is True, answer
+    view = answer["replay"]
+    last = np.array(view["steps"][-1]["joints"])
+    figure = np.array(view["frame"]["result"]["joints"])
+    np.testing.assert_allclose(last, figure, atol=1e-9)  # the steps are rounded to 1e-9
+    (ex, ey), (tx, ty) = figure[1], body["target"]
+    assert math.copysign(1.0, tx * ey - ty * ex) == math.copysign(1.0, tx * pole[1] - ty * pole[0])
 
 
 def test_a_pole_frame_costs_its_three_solves():

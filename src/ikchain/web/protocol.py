@@ -8,8 +8,8 @@ Two kinds of request share one parser:
 - a *frame* request (WebSocket ``/ws`` and ``POST /api/frame``): one drag frame of a
   figure, the same keys plus ``id``, ``smoothing``, ``previous_target``,
   ``family`` and ``pole`` (one point ``[x, y]``, checked as the target is: the solve
-  runs with ``pole=`` and the library refuses it with ``bend`` or ``init``; replays
-  take no pole); the answer is a frame
+  runs with ``pole=`` and the library refuses it with ``bend`` or ``init``; a replay
+  takes it too and replays the run the pole chose); the answer is a frame
   (:func:`ikchain.lesson.frames.frame_from_request`) with everything the page draws
   and prints, numbers already formatted, its ``bend`` the one the pole chose.
 
@@ -64,7 +64,16 @@ FRAME_KEYS = SOLVE_KEYS | {
 }
 #: Kinds of message on the frame channel besides a drag frame (``kind`` absent or
 #: "frame"), and the keys each takes.
-REPLAY_KEYS = SOLVE_KEYS | {"id", "kind", "lang", "joint_steps", "limits", "rest", "rest_weight"}
+REPLAY_KEYS = SOLVE_KEYS | {
+    "id",
+    "kind",
+    "lang",
+    "joint_steps",
+    "limits",
+    "rest",
+    "rest_weight",
+    "pole",
+}
 MOTION_KEYS = frozenset(
     {"id", "kind", "lang", "lengths", "path", "frames_per_lap", "budget", "start"}
 )
@@ -352,7 +361,7 @@ def parse_solve(data: Any, *, allowed: frozenset[str] = SOLVE_KEYS, batch: bool 
         if type(bend) is not int or bend not in (1, -1):
             raise RequestError(f"bend: expected +1 or -1, got {_describe(bend)}")
         options["bend"] = bend
-    if "pole" in allowed and data.get("pole") is not None:  # frames only: a pole (hint)
+    if "pole" in allowed and data.get("pole") is not None:  # frames, replays: a pole (hint)
         # one point, checked as the target is; the library refuses it with bend or init
         options["pole"] = _array(data, "pole", 2, batch=False)
     if "rest" in allowed:  # frames only (section 2.5): DLS's pull toward a rest pose

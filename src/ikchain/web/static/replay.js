@@ -157,6 +157,7 @@
       // what the figure's own request carries for this method (the keys it takes;
       // 2.5: the limits, the pull, no bend with them)
       bend: live.bend,
+      pole: live.pole, // with the pole on, the run the pole chose (the figure's)
       limits: live.limits,
       rest: live.rest,
       rest_weight: live.rest_weight,
