@@ -785,36 +785,31 @@
       });
       el.addEventListener("blur", function () { el.classList.remove("keyboard"); });
     });
-    if (poleEl) poleEl.addEventListener("keydown", function (event) {
+    // An arrow key's move in grid cells ([dx, dy]; Shift: the big step), or null.
+    function arrowCells(event) {
       var step = event.shiftKey ? BIG_STEP_CELLS : STEP_CELLS;
-      var p = self.state.pole;
-      if (!p) return;
-      var dx = 0, dy = 0;
       switch (event.key) {
-        case "ArrowLeft": dx = -step; break;
-        case "ArrowRight": dx = step; break;
-        case "ArrowUp": dy = step; break;
-        case "ArrowDown": dy = -step; break;
-        default: return;
+        case "ArrowLeft": return [-step, 0];
+        case "ArrowRight": return [step, 0];
+        case "ArrowUp": return [0, step];
+        case "ArrowDown": return [0, -step];
+        default: return null;
       }
+    }
+    if (poleEl) poleEl.addEventListener("keydown", function (event) {
+      var p = self.state.pole, d = arrowCells(event);
+      if (!p || !d) return;
       event.preventDefault();
       poleEl.classList.add("keyboard");
-      self.movePole([self.onGrid(p[0], dx), self.onGrid(p[1], dy)], stamp(event));
+      self.movePole([self.onGrid(p[0], d[0]), self.onGrid(p[1], d[1])], stamp(event));
     });
     ring.addEventListener("keydown", function (event) {
-      var step = event.shiftKey ? BIG_STEP_CELLS : STEP_CELLS;
-      var dx = 0, dy = 0;
-      switch (event.key) {
-        case "ArrowLeft": dx = -step; break;
-        case "ArrowRight": dx = step; break;
-        case "ArrowUp": dy = step; break;
-        case "ArrowDown": dy = -step; break;
-        default: return;
-      }
+      var d = arrowCells(event);
+      if (!d) return;
       event.preventDefault();
       ring.classList.add("keyboard");
       var p = self.state.pointer;
-      self.moveTo([self.onGrid(p[0], dx), self.onGrid(p[1], dy)], stamp(event));
+      self.moveTo([self.onGrid(p[0], d[0]), self.onGrid(p[1], d[1])], stamp(event));
       self.rest(); // after the move: its answer, or the one drawn, goes on solving
     });
 
