@@ -47,7 +47,10 @@ def test_bad_chain(lengths, limits, message):
         ({"target": [1.0, False]}, "target: expected numbers, got [1.0, False] (booleans)"),
         ({"method": "dls", "init": [0.1, True]}, "init: expected numbers"),
         ({"method": "dls", "init": [0.1, -(10**400)]}, "init: expected finite numbers"),
-        ({"method": "newton"}, "method: expected one of analytic, ccd, fabrik, dls, got 'newton'"),
+        (
+            {"method": "newton"},
+            "method: expected one of analytic, ccd, fabrik, jt, dls, got 'newton'",
+        ),
         ({"method": "ccd", "init": [0.1]}, "init: expected shape (..., 2) for a 2-bone chain"),
         ({"method": "ccd", "init": [0.1, math.nan]}, "init: expected finite numbers"),
         (
@@ -68,7 +71,7 @@ def test_bad_chain(lengths, limits, message):
         ({"method": "ccd", "bend": 1, "init": [0.1, 0.1]}, "expected init or bend, got both"),
         (
             {"method": "analytic", "damping": 0.5},
-            "method 'analytic' takes only bend, pole; got damping",
+            "method 'analytic' takes only bend, pole, soft; got damping",
         ),
         ({"method": "fabrik", "damping": 0.5}, "method 'fabrik' takes only"),
         ({"method": "dls", "max_step": 0.5}, "got max_step"),

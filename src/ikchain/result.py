@@ -25,12 +25,18 @@ class Status(enum.StrEnum):
         (for example CCD on a collinear chain whose target lies on its line).
     MAX_ITERATIONS
         The iteration budget ran out first.
+    SOFTENED
+        With ``soft`` (:mod:`ikchain.solvers.soft`): the solve aimed at the target
+        eased toward the root, reached it (or came as near it as any pose can), and so
+        stopped short of the true target by design; ``error`` is the distance from the
+        true target.
     """
 
     CONVERGED = "converged"
     UNREACHABLE = "unreachable"
     STALLED = "stalled"
     MAX_ITERATIONS = "max_iterations"
+    SOFTENED = "softened"
 
 
 # Integer codes used inside the vectorised loop; index into STATUS_BY_CODE.

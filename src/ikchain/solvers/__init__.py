@@ -145,6 +145,7 @@ def solve(
     rest: ArrayLike | None = None,
     rest_weight: float | None = None,
     pole: ArrayLike | None = None,
+    soft: float | None = None,
     out: Result | None = None,
 ) -> Result:
     """Joint angles that bring the chain's tip to ``target``, or as close as possible.
@@ -195,6 +196,13 @@ def solve(
         the target by more than the tolerance (:mod:`ikchain.solvers.pole` says exactly
         what this guarantees: with two bones, the elbow on the pole's side whenever that
         branch reaches as near).
+    soft : float, optional
+        Soft reach (m), in [0, ΣL - inner radius]: targets beyond ``ΣL - soft`` from the
+        root are aimed at from an eased distance that approaches ΣL without reaching
+        it, so a two-bone knee eases into full stretch instead of popping
+        (:mod:`ikchain.solvers.soft`). ``error``, ``min_error`` and ``reachable`` stay
+        those of the true target; a tip left short of it by the easing gets the status
+        ``softened``, never ``converged``.
     out : Result, optional
         A Result of an earlier solve with as many targets and bones, whose memory
         this solve reuses instead of allocating its own: a caller solving a long
@@ -227,6 +235,7 @@ def solve(
             rest,
             rest_weight,
             pole,
+            soft,
         ),
         out,
         False,
@@ -307,6 +316,7 @@ def follow(
         rest,
         rest_weight,
         None,
+        None,
     )
     return _solve(chain, points, method, given, out, True)
 
@@ -325,7 +335,19 @@ def _solve(
     allowed = OPTIONS.get(method) if isinstance(method, str) else None
     if allowed is None:
         raise ValueError(f"method: expected one of {', '.join(METHODS)}, got {method!r}")
-    init, max_iterations, tolerance, damping, bend, max_step, trace, rest, rest_weight, pole = given
+    (
+        init,
+        max_iterations,
+        tolerance,
+        damping,
+        bend,
+        max_step,
+        trace,
+        rest,
+        rest_weight,
+        pole,
+        soft,
+    ) = given
     for i in _REFUSED[method]:  # the options this method does not take (from OPTIONS)
         if given[i] is not None:
             _refuse_options(method, allowed, given)
@@ -333,6 +355,8 @@ def _solve(
         raise ValueError("bend: chooses the default start pose; expected init or bend, got both")
     if pole is not None:
         return _toward_pole(chain, target, method, pole, given, out)
+    if soft is not None:
+        return _softly(chain, target, method, soft, given, out)
     into = None if out is None else _memory_of(out)
     point = _plain_point(target)
     points = _NO_POINTS if point is not None else check_points(target, "target")
@@ -377,6 +401,7 @@ _OPTION_NAMES = (
     "rest",
     "rest_weight",
     "pole",
+    "soft",
 )
 _REFUSED: dict[str, tuple[int, ...]] = {
     method: tuple(i for i, name in enumerate(_OPTION_NAMES) if name not in allowed)
@@ -419,6 +444,34 @@ def _toward_pole(
         np.array(point, dtype=np.float64),
         goal,
         chain.limits,
+    )
+
+
+def _softly(
+    chain: Chain, target: ArrayLike, method: str, soft: Any, given: tuple[Any, ...], out: Any
+) -> Result:
+    """``solve`` with ``soft`` (see :mod:`ikchain.solvers.soft`): aim at the eased
+    targets, then report against the true ones."""
+    from ikchain.solvers import soft as softening
+
+    distance = softening.check_soft(chain, soft)
+    points = check_points(target, "target")
+    named = dict(zip(_OPTION_NAMES, given, strict=True))
+    options = {name: value for name, value in named.items() if value is not None}
+    del options["soft"]
+    tolerance = named["tolerance"]
+    goal = DEFAULT_TOLERANCE if tolerance is None else check_positive(tolerance, "tolerance")
+    # the true targets unsolved: their reach (and what a solve without soft refuses)
+    plain: dict[str, Any] = {name: options[name] for name in ("init", "bend") if name in options}
+    if method != "analytic":
+        plain["max_iterations"] = 0
+    return softening.soften(
+        chain,
+        points,
+        distance,
+        goal,
+        lambda eased: solve(chain, eased, method, **options, out=out),
+        lambda true: solve(chain, true, method, **plain),
     )
 
 
