@@ -171,7 +171,7 @@ def test_the_page_data_says_what_each_method_takes_as_solve_does():
     import ikchain
 
     facts = content.method_facts()
-    assert list(facts) == ["analytic", "ccd", "fabrik", "dls"]  # the method menu's order
+    assert list(facts) == ["analytic", "ccd", "fabrik", "jt", "dls"]  # the method menu's order
     two, three = ikchain.Chain([0.8, 0.6]), ikchain.Chain([0.5, 0.4, 0.3])
     trial = {
         "init": ("init", [0.1, 0.2]),
@@ -198,7 +198,7 @@ def test_the_page_data_says_what_each_method_takes_as_solve_does():
         except ValueError:
             any_bones = False
         assert (fact["bones"] is None) == any_bones, method
-    assert [m for m, f in facts.items() if f["replay"]] == ["ccd", "fabrik", "dls"]
+    assert [m for m, f in facts.items() if f["replay"]] == ["ccd", "fabrik", "jt", "dls"]
     assert [m for m, f in facts.items() if f["joint_steps"]] == ["ccd"]  # one joint a turn
 
 

@@ -50,8 +50,14 @@ STYLE = {
     "gap_width": 0.012,
 }
 
-METHOD_COLOURS = {"ccd": "#c2571a", "fabrik": "#2b6cb0", "dls": "#2f855a", "analytic": "#555"}
-METHOD_MARKERS = {"ccd": "circle", "fabrik": "square", "dls": "diamond"}
+METHOD_COLOURS = {
+    "ccd": "#c2571a",
+    "fabrik": "#2b6cb0",
+    "jt": "#8a4baf",
+    "dls": "#2f855a",
+    "analytic": "#555",
+}
+METHOD_MARKERS = {"ccd": "circle", "fabrik": "square", "jt": "down", "dls": "diamond"}
 
 
 def _num(value: Any) -> str:
@@ -270,6 +276,10 @@ def _marker(kind: str, x: float, y: float, colour: str, *, capped: bool = False)
         return (
             f'<rect x="{x - size:.2f}" y="{y - size:.2f}" width="{side}" height="{side}" {common}/>'
         )
+    if kind == "down":  # a downward triangle (upward ones mark a capped point)
+        a = size + 1
+        pts = f"{x - a:.2f},{y - size:.2f} {x + a:.2f},{y - size:.2f} {x:.2f},{y + a:.2f}"
+        return f'<polygon points="{pts}" {common}/>'
     if kind == "diamond":
         d = size * 1.3
         pts = f"{x:.2f},{y - d:.2f} {x + d:.2f},{y:.2f} {x:.2f},{y + d:.2f} {x - d:.2f},{y:.2f}"

@@ -8,9 +8,9 @@ the replay itself, which reads the page text for its chart's labels.
 from __future__ import annotations
 
 #: Methods a replay can show (the closed form has no iterations to replay).
-REPLAY_METHODS = ("ccd", "fabrik", "dls")
+REPLAY_METHODS = ("ccd", "fabrik", "jt", "dls")
 #: Methods whose replay can show a step after each joint's turn (CCD turns one joint
-#: at a time; FABRIK and DLS move every joint at once).
+#: at a time; FABRIK, the Jacobian transpose and DLS move every joint at once).
 JOINT_STEP_METHODS = ("ccd",)
 #: Iterations one replay may ask for (each step is drawn; the page plays them all).
 MAX_REPLAY_ITERATIONS = 200

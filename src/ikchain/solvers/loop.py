@@ -2,8 +2,8 @@
 
 The loop owns the budget (``max_iterations``), the goal (``tolerance``), the stop
 rules and the trace; a solver supplies only its *step* (``ccd.step``,
-``fabrik.step``, ``dls.step``): the next pose from the current one. Every step has
-the same signature, ``step(chain, knobs, tx, ty, angles, joints, new_angles,
+``fabrik.step``, ``dls.step``, ``transpose.step``): the next pose from the current
+one. Every step has the same signature, ``step(chain, knobs, tx, ty, angles, joints, new_angles,
 new_joints, work)``, and the loop calls whichever it was compiled with: each
 method's loop is compiled apart (:data:`SOLVE`), so a first solve compiles only its
 own method.
@@ -42,7 +42,7 @@ from typing import Any
 
 import numpy as np
 
-from ikchain.solvers import ccd, dls, fabrik
+from ikchain.solvers import ccd, dls, fabrik, transpose
 from ikchain.solvers.compiled import copy_into, joints_into, kernel, norm
 from ikchain.solvers.limited import FOUND_CERTIFIED, FOUND_MIN_ERROR, FOUND_POSE, FOUND_POSED
 from ikchain.solvers.methods import CODE, START_BEND
@@ -85,7 +85,7 @@ from ikchain.solvers.units import (
     within_floats,
 )
 
-CCD, FABRIK, DLS = CODE["ccd"], CODE["fabrik"], CODE["dls"]
+CCD, FABRIK, DLS, JT = CODE["ccd"], CODE["fabrik"], CODE["dls"], CODE["jt"]
 
 #: A change of at most this many machine epsilons (relative) counts as no change.
 ROUNDING = 8.0 * float(np.finfo(np.float64).eps)
@@ -463,4 +463,5 @@ SOLVE: dict[int, Any] = {
     CCD: _method_loop("ccd", ccd.step, seeds=False),
     FABRIK: _method_loop("fabrik", fabrik.step, seeds=False),
     DLS: _method_loop("dls", dls.step, seeds=True),
+    JT: _method_loop("jt", transpose.step, seeds=False),
 }

@@ -6,24 +6,49 @@ import it at start-up.
 
 from __future__ import annotations
 
-METHODS: tuple[str, ...] = ("analytic", "ccd", "fabrik", "dls")
+#: In teaching order: the closed form, one joint at a time (CCD), the joints as points
+#: (FABRIK), the gradient (Jacobian transpose), Gauss-Newton with damping (DLS).
+METHODS: tuple[str, ...] = ("analytic", "ccd", "fabrik", "jt", "dls")
 
 #: The iterative methods, in the order of their kernel codes (:mod:`~ikchain.solvers.loop`).
-ITERATIVE: tuple[str, ...] = ("ccd", "fabrik", "dls")
+ITERATIVE: tuple[str, ...] = ("ccd", "fabrik", "dls", "jt")
 CODE: dict[str, int] = {method: code for code, method in enumerate(ITERATIVE)}
 
 #: Options each method takes, beyond the chain and the target.
 OPTIONS: dict[str, frozenset[str]] = {
-    "analytic": frozenset({"bend", "pole"}),
+    "analytic": frozenset({"bend", "pole", "soft"}),
     "ccd": frozenset(
-        {"init", "bend", "pole", "max_iterations", "tolerance", "damping", "max_step", "trace"}
+        {
+            "init",
+            "bend",
+            "pole",
+            "soft",
+            "max_iterations",
+            "tolerance",
+            "damping",
+            "max_step",
+            "trace",
+        }
     ),
-    "fabrik": frozenset({"init", "bend", "pole", "max_iterations", "tolerance", "trace"}),
+    "fabrik": frozenset({"init", "bend", "pole", "soft", "max_iterations", "tolerance", "trace"}),
+    "jt": frozenset(
+        {
+            "init",
+            "bend",
+            "pole",
+            "soft",
+            "max_iterations",
+            "tolerance",
+            "damping",
+            "trace",
+        }
+    ),
     "dls": frozenset(
         {
             "init",
             "bend",
             "pole",
+            "soft",
             "max_iterations",
             "tolerance",
             "damping",
@@ -37,7 +62,13 @@ OPTIONS: dict[str, frozenset[str]] = {
 #: Methods that honour joint limits: all of them (the page and the server read this).
 TAKES_LIMITS: frozenset[str] = frozenset(METHODS)
 #: Bones the method solves for (None: any number).
-BONES: dict[str, int | None] = {"analytic": 2, "ccd": None, "fabrik": None, "dls": None}
+BONES: dict[str, int | None] = {
+    "analytic": 2,
+    "ccd": None,
+    "fabrik": None,
+    "jt": None,
+    "dls": None,
+}
 
 #: Reach under joint limits (:mod:`ikchain.solvers.limited`): chains of up to this
 #: many bones get the exact boundary arcs (4**n configurations: 4,096 at 6 bones,

@@ -1,0 +1,95 @@
+"""Jacobian transpose: turn the joints along the gradient of the squared end error.
+
+With ``e`` the tip-to-target error and ``J`` the 2 × n tip Jacobian, ``Jᵀ e`` is the
+direction in which ``|e|² / 2`` falls fastest in joint space (it is minus that
+function's gradient), and each joint's share of it is plain geometry: joint ``i``
+turns by the cross product of its arm (joint ``i`` to the tip) with ``e``. No matrix
+is inverted, which is why teaching pages show this method between CCD (one joint at
+a time) and damped least squares (a 2 × 2 solve per iteration).
+
+The step length is Buss's choice, ``α = (e · J Jᵀ e) / |J Jᵀ e|²``: the length that
+would leave the least error if the tip moved exactly as the Jacobian predicts. A
+step that would raise the error is halved, a few times, inside the same iteration;
+when none helps, the pose stays and the loop reports a stall. The damping is the
+fraction of each step taken, as for CCD and DLS.
+
+Its weakness is the lesson's point: the step follows the gradient, so where the
+Jacobian is ill-conditioned (the chain nearly straight or folded, a large condition
+number) the error falls by a factor of about ``1 - 1/κ²`` per iteration and the
+method crawls; where ``J Jᵀ e`` vanishes (a straight chain whose target lies on its
+line) it cannot move at all, like CCD.
+
+:func:`step` is compiled and run by the one loop, :mod:`ikchain.solvers.loop`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ikchain.solvers.compiled import joints_into, kernel
+from ikchain.solvers.records import KNOB_DAMPING, KNOB_LIMITED
+
+#: Halvings of a step that would raise the error, before the pose stays.
+RETRIES = 8
+
+
+@kernel()
+def step(
+    chain: np.ndarray,
+    knobs: np.ndarray,
+    tx: float,
+    ty: float,
+    angles: np.ndarray,
+    joints: np.ndarray,
+    new_angles: np.ndarray,
+    new_joints: np.ndarray,
+    work: np.ndarray,
+) -> None:
+    """One iteration into ``new_angles``/``new_joints``; ``work``: scratch (>= 1, >= n).
+
+    The signature of every step (see :func:`ikchain.solvers.ccd.step`).
+    """
+    lengths, lows, highs = chain[0], chain[1], chain[2]
+    damping = knobs[KNOB_DAMPING]
+    limited = knobs[KNOB_LIMITED] != 0.0
+    n = lengths.size
+    gradient = work[0]  # Jᵀ e, a turn per joint
+    ex = joints[n, 0]  # the tip
+    ey = joints[n, 1]
+    gx = tx - ex
+    gy = ty - ey
+    start2 = gx * gx + gy * gy
+    # joint i's column of J is its arm (tip - joint i) turned a quarter: (-ay, ax)
+    mx = 0.0  # J Jᵀ e
+    my = 0.0
+    for i in range(n):
+        ax = ex - joints[i, 0]
+        ay = ey - joints[i, 1]
+        g = ax * gy - ay * gx  # column · e: the arm crossed with the error
+        gradient[i] = g
+        mx -= ay * g
+        my += ax * g
+    moved2 = mx * mx + my * my
+    # zero-length guard: where J Jᵀ e vanishes there is no direction to take
+    alpha = damping * (gx * mx + gy * my) / moved2 if moved2 > 0.0 else 0.0
+    for _ in range(RETRIES + 1):
+        if alpha == 0.0:
+            break
+        for i in range(n):
+            new_angles[i] = angles[i] + alpha * gradient[i]
+        if limited:
+            for i in range(n):
+                value = new_angles[i]
+                value = value if value > lows[i] else lows[i]
+                new_angles[i] = value if value < highs[i] else highs[i]
+        joints_into(lengths, new_angles, new_joints)
+        fx = tx - new_joints[n, 0]
+        fy = ty - new_joints[n, 1]
+        if not fx * fx + fy * fy > start2:  # no higher than before: keep it
+            return
+        alpha *= 0.5
+    for i in range(n):  # no step helped: stay
+        new_angles[i] = angles[i]
+    for i in range(n + 1):
+        new_joints[i, 0] = joints[i, 0]
+        new_joints[i, 1] = joints[i, 1]
