@@ -18,7 +18,7 @@ def run_json(capsys, *args):
     return json.loads(capsys.readouterr().out)
 
 
-@pytest.mark.parametrize("method", ["analytic", "ccd", "fabrik", "dls"])
+@pytest.mark.parametrize("method", ["analytic", "ccd", "fabrik", "jt", "dls"])
 def test_json_answer_reaches_target(capsys, method):
     data = run_json(capsys, "--lengths", "0.8,0.6", "--target", "1.0,0.5", "--method", method)
     for key in (
@@ -43,6 +43,26 @@ def test_json_answer_reaches_target(capsys, method):
 def test_json_straight_arm(capsys):
     data = run_json(capsys, "--lengths", "0.8,0.6", "--target", "1.4,0", "--method", "analytic")
     assert data["angles"] == [0.0, 0.0] and data["error"] == 0.0
+
+
+def test_json_soft_reach_stops_short_and_says_so(capsys):
+    """At d = ΣL the eased distance is ΣL - s/e (closed form), so the tip stops s/e short."""
+    data = run_json(
+        capsys, "--lengths", "0.8,0.6", "--target", "1.4,0", "--method", "analytic", "--soft", "0.2"
+    )
+    assert data["status"] == "softened" and data["reachable"] is True
+    assert data["error"] == pytest.approx(0.2 / math.e, abs=1e-12)
+    assert data["min_error"] == 0.0
+    assert math.hypot(*data["end"]) == pytest.approx(1.4 - 0.2 / math.e, abs=1e-12)
+
+
+def test_json_pole_bends_the_elbow_toward_it(capsys):
+    for pole, sign in (("0.3,-1", -1.0), ("0.3,1", 1.0)):
+        data = run_json(
+            capsys, "--lengths", "0.8,0.6", "--target", "1.0,0", "--method", "jt", "--pole", pole
+        )
+        assert data["status"] == "converged"
+        assert math.copysign(1.0, data["joints"][1][1]) == sign
 
 
 def test_json_out_of_reach(capsys):
@@ -107,6 +127,11 @@ def test_text_output_is_in_degrees(capsys):
         (["--lengths", "1,1", "--target", "1,1", "--iterations", "1e3"], "expected an integer"),
         (["--lengths", "1,1", "--target", "1,1", "--tolerance", "inf"], "a finite number"),
         (["--lengths", "1,1", "--target", "1,1", "--damping", "x"], "a finite number"),
+        (
+            ["--lengths", "0.8,0.6", "--target", "1,0", "--soft", "2"],
+            "soft: expected a distance in [0, 1.2] m",
+        ),
+        (["--lengths", "0.8,0.6", "--target", "1,0", "--pole", "1,2,3"], "pole: expected shape"),
         (
             ["--lengths", "0.8,0.6", "--target", "1,0", "--iterations", "-3", "--method", "ccd"],
             "--iterations: expected an integer from 0 to 1000000000, got '-3'",

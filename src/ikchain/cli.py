@@ -71,6 +71,8 @@ def build_parser() -> argparse.ArgumentParser:
     solve_parser.add_argument("--damping", type=_number, help="fraction of each step, (0, 1]")
     solve_parser.add_argument("--bend", type=int, choices=(1, -1), help="elbow branch, +1 or -1")
     solve_parser.add_argument("--max-step", type=_number, help="ccd: largest turn per sweep, rad")
+    solve_parser.add_argument("--pole", type=_floats, help="x,y (m): bend toward this point")
+    solve_parser.add_argument("--soft", type=_number, help="soft reach, m: ease the last stretch")
     solve_parser.add_argument("--trace", action="store_true", help="keep the error per iteration")
     solve_parser.add_argument("--json", action="store_true", help="print JSON")
 
@@ -380,6 +382,8 @@ def _solve(chain: Chain, args: argparse.Namespace, program: bool = False) -> Any
         bend=args.bend,
         max_step=args.max_step,
         trace=args.trace,
+        pole=args.pole,
+        soft=args.soft,
     )
     if not all(np.all(np.isfinite(value)) for value in (result.angles, result.joints)):
         raise ArithmeticError("the answer is not finite")

@@ -56,7 +56,7 @@ def check_soft(chain: Chain, soft: Any) -> float:
     width = chain.outer_radius - chain.inner_radius
     if not 0.0 <= value <= width:
         raise ValueError(
-            f"soft: expected a distance in [0, {width!r}] m (the reach ΣL minus the inner "
+            f"soft: expected a distance in [0, {width:.6g}] m (the reach ΣL minus the inner "
             f"radius), got {value!r}"
         )
     return value
