@@ -160,7 +160,7 @@ def test_with_a_pole_the_elbow_still_follows_the_pole() -> None:
 
 
 @pytest.mark.parametrize("method", ["ccd", "dls", "analytic"])
-def test_joint_limits_min_error_from_the_oracle(method: str) -> None:
+def test_joint_limits_min_error_is_the_least_distance(method: str) -> None:
     limits = [[-0.4, 0.6], [0.3, 1.8]]  # the elbow cannot straighten: reach below ΣL
     chain = ikchain.Chain([0.8, 0.6], limits)
     for d, heading in ((1.35, 0.2), (1.6, 0.1), (1.0, -1.5)):

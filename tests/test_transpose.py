@@ -111,7 +111,7 @@ def test_out_of_reach_ends_as_close_as_possible() -> None:
     assert not result.reachable
 
 
-def test_under_limits_the_reach_is_the_oracle_s() -> None:
+def test_under_limits_the_reach_is_the_least_distance() -> None:
     limits = [[-0.5, 1.2], [0.2, 1.5], [-0.3, 0.9]]
     lengths = [0.5, 0.5, 0.4]
     chain = ikchain.Chain(lengths, limits)
