@@ -156,7 +156,7 @@ def run(args: argparse.Namespace, out=None) -> dict[str, Any]:
 
     # 2. batch iterative
     bones = (2, 3, 4, 8)
-    batch = suites.bench_batch(bones, ("ccd", "fabrik", "dls"), batch_n, repeats)
+    batch = suites.bench_batch(bones, ("ccd", "fabrik", "jt", "dls"), batch_n, repeats)
     dls_more = suites.bench_batch(
         (5, 6, 7), ("dls",), batch_n, max(1, repeats // 2) if not quick else 1
     )
@@ -201,7 +201,7 @@ def run(args: argparse.Namespace, out=None) -> dict[str, Any]:
     # 4. single solves, ours and the peers'
     peers_for = None if args.no_peers else (lambda chain: load_peers(chain.lengths.tolist()))
     single, notes = suites.bench_single(
-        (2, 3), ("analytic", "ccd", "fabrik", "dls"), single_n, frames, repeats, peers_for
+        (2, 3), ("analytic", "ccd", "fabrik", "jt", "dls"), single_n, frames, repeats, peers_for
     )
     data["single"] = single
     data["peer_notes"] = notes

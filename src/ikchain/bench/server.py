@@ -57,7 +57,7 @@ def requests_at_caps() -> Iterator[tuple[str, str, dict[str, Any]]]:
     from ikchain.web.protocol import reply_bytes_bound
 
     rng = np.random.default_rng(7)
-    for method in ("analytic", "ccd", "fabrik", "dls"):
+    for method in ("analytic", "ccd", "fabrik", "jt", "dls"):
         for bones in (2, 3, 8, CAPS["max_bones"]):
             if method == "analytic" and bones != 2:
                 continue

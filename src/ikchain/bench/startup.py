@@ -33,7 +33,7 @@ from typing import Any
 
 from ikchain.arguments import OneLineParser, integer_in
 
-METHODS = ("analytic", "dls", "ccd", "fabrik")
+METHODS = ("analytic", "dls", "ccd", "fabrik", "jt")
 #: The goals of issue 13 (seconds): first CLI solve, cache empty and warm; the lesson
 #: serving, cache empty; the longest silence on the lesson's terminal meanwhile.
 GOALS = {"cli_cold": 3.0, "cli_warm": 0.4, "lesson_cold": 8.0, "silence": 2.0}

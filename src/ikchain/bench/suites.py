@@ -316,7 +316,7 @@ compile_kernels()
 t2 = time.perf_counter()
 chain = ikchain.Chain([0.8, 0.6, 0.4])
 firsts = {}
-for method in ("dls", "ccd", "fabrik"):
+for method in ("dls", "ccd", "fabrik", "jt"):
     s = time.perf_counter()
     ikchain.solve(chain, [1.0, 0.6], method, init=[0.3, 0.3, 0.3], max_iterations=64)
     firsts[method] = time.perf_counter() - s
