@@ -23,7 +23,7 @@ from ikchain.arguments import OneLineParser, integer_in
 from ikchain.caps import MAX_ANGLE
 from ikchain.chain import Chain
 from ikchain.formatting import format_result_json, format_result_text
-from ikchain.solvers import DEFAULT_MAX_ITERATIONS, METHODS, interpret, solve
+from ikchain.solvers import DEFAULT_MAX_ITERATIONS, DEFAULT_TOLERANCE, METHODS, interpret, solve
 
 
 def _floats(text: str) -> list[float]:
@@ -65,9 +65,11 @@ def build_parser() -> argparse.ArgumentParser:
     solve_parser.add_argument(
         "--iterations",
         type=integer_in(0, 10**9, "an integer"),
-        help="iteration budget (default 200)",
+        help=f"iteration budget (default {DEFAULT_MAX_ITERATIONS})",
     )
-    solve_parser.add_argument("--tolerance", type=_number, help="end error goal, m (default 1e-9)")
+    solve_parser.add_argument(
+        "--tolerance", type=_number, help=f"end error goal, m (default {DEFAULT_TOLERANCE:g})"
+    )
     solve_parser.add_argument("--damping", type=_number, help="fraction of each step, (0, 1]")
     solve_parser.add_argument("--bend", type=int, choices=(1, -1), help="elbow branch, +1 or -1")
     solve_parser.add_argument("--max-step", type=_number, help="ccd: largest turn per sweep, rad")
