@@ -79,7 +79,7 @@ def test_family_position_keeps_the_tip_on_the_target():
         ('{"lengths": [0.8, 0.6], "target": [Infinity, 0]}', "expected finite numbers"),
         (
             '{"lengths": [0.8, 0.6], "target": [1e999, 0]}',
-            "request: expected finite numbers, got 1e999",
+            "target: expected finite numbers, got 1e999",
         ),
         ('{"lengths": [0.8, 0.0], "target": [1, 0]}', "expected every length > 0"),
         (

@@ -13,6 +13,7 @@ import pytest
 from starlette.testclient import TestClient, WebSocketDenialResponse
 
 from ikchain.caps import CAPS
+from ikchain.solvers import METHODS
 from ikchain.web import protocol
 from ikchain.web.app import LIGHT_WORK, SECURITY_HEADERS, Workers, build_app
 from ikchain.web.protocol import Heavy, RequestError, decode, encode, respond
@@ -516,7 +517,7 @@ def test_the_caps_benchmark_times_requests_at_the_caps():
             per_iteration = checked.work // checked.request.options["max_iterations"]
             at_limit = checked.request.options["max_iterations"] == CAPS["max_iterations"]
             assert checked.work > cap - per_iteration or at_limit, label
-    assert seen == {"analytic", "ccd", "fabrik", "dls"}
+    assert seen == set(METHODS)
     # Every replay and motion is admitted, and one step more (another iteration, or
     # another iteration a frame) is refused: each sits at its caps.
     kinds = {request["kind"] for _, request in frames}
@@ -567,3 +568,34 @@ def test_a_frame_whose_answer_holds_nan_gets_the_reply_checks_message(client):
     answer = response.json()
     assert answer["id"] == 8
     assert answer["error"].startswith("reply: expected finite numbers in the answer")
+
+
+@pytest.mark.parametrize(
+    "body, key",
+    [
+        ('{"lengths": [0.8, 0.6], "target": [1, 0], "pole": [0.3, 1e400]}', "pole"),
+        ('{"lengths": [0.8, 0.6], "target": [1e400, 0]}', "target"),
+        ('{"lengths": [0.8, 0.6], "target": [1, 0], "tolerance": -1e400}', "tolerance"),
+        (
+            '{"lengths": [0.8, 0.6], "target": [1, 0], "iterations": ' + DIGITS_400 + "}",
+            "iterations",
+        ),
+        ('{"lengths": [' + DIGITS_400 + ', 0.6], "target": [1, 0]}', "lengths"),
+    ],
+)
+def test_a_number_beyond_floats_is_refused_by_its_key(body: str, key: str) -> None:
+    """The JSON reader refuses 1e400 and 10**400 before any field is read; its message
+    still names the key the number was given for, as every other field's does."""
+    from ikchain.web.protocol import RequestError, decode
+
+    with pytest.raises(RequestError) as caught:
+        decode(body)
+    assert str(caught.value).startswith(f"{key}: expected ")
+    assert caught.value.status == 400
+
+
+def test_a_refused_number_outside_any_object_keeps_the_request_prefix() -> None:
+    from ikchain.web.protocol import RequestError, decode
+
+    with pytest.raises(RequestError, match=r"^request: expected finite numbers, got 1e400"):
+        decode("[1e400]")

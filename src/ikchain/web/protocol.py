@@ -179,6 +179,30 @@ def _check_strings(value: Any) -> None:
             _check_strings(item)
 
 
+_NUMBER_REFUSED = re.compile(
+    r"^request: expected (?:finite numbers|integers within \S+), got (\S+)"
+)
+_KEY = re.compile(r'"((?:[^"\\]|\\.)*)"\s*:')
+
+
+def _named(text: str, message: str) -> str:
+    """A number hook's message (``request: expected finite numbers, got 1e400``) with
+    ``request`` replaced by the key the number was given for: the nearest key before
+    its first appearance in ``text`` (the hooks see the number's text, not its place)."""
+    match = _NUMBER_REFUSED.match(message)
+    if match is None:
+        return message
+    number = match.group(1)
+    end = "" if number.endswith("…") else r"(?![\w.])"  # a clipped number: its first digits
+    token = re.search(rf"(?<![\w.+-]){re.escape(number.rstrip('…'))}{end}", text)
+    if token is None:
+        return message
+    keys = list(_KEY.finditer(text, 0, token.start()))
+    if not keys:
+        return message
+    return keys[-1].group(1)[:40] + message[len("request") :]
+
+
 def decode(body: bytes | str) -> Any:
     """JSON text → Python, strictly.
 
@@ -208,8 +232,8 @@ def decode(body: bytes | str) -> Any:
             parse_int=_safe_int,
             object_pairs_hook=_object,
         )
-    except RequestError:
-        raise
+    except RequestError as error:
+        raise RequestError(_named(text, str(error)), status=error.status) from None
     except (ValueError, RecursionError) as error:
         raise RequestError(f"request: expected a JSON object, got invalid JSON ({error})") from None
     if _SURROGATE_ESCAPE.search(text) or not text.isascii():
