@@ -194,6 +194,19 @@ def test_bad_soft_is_refused_by_name(soft: object, words: str) -> None:
     assert words in str(caught.value)
 
 
-def test_follow_does_not_take_soft() -> None:
-    with pytest.raises(TypeError):
-        ikchain.follow(CHAIN, [[1.0, 0.5]], "dls", soft=SOFT)  # type: ignore[call-arg]
+def test_follow_with_soft_is_the_loop_of_soft_solves_to_the_bit() -> None:
+    """An animation easing a moving target: one follow call equals one soft solve a
+    frame, each from the previous frame's angles; errors are from the true path."""
+    d = np.linspace(1.0, 1.8, 40)
+    path = np.stack([d * math.cos(0.4), d * math.sin(0.4)], axis=-1)
+    for method in ("ccd", "dls", "jt"):
+        followed = ikchain.follow(CHAIN, path, method, soft=SOFT, max_iterations=64)
+        angles = None
+        for i, target in enumerate(path):
+            one = ikchain.solve(CHAIN, target, method, soft=SOFT, max_iterations=64, init=angles)
+            assert np.array_equal(one.angles, followed.angles[i]), (method, i)
+            assert one.status == followed.status[i] and one.error == followed.error[i]
+            angles = one.angles.copy()
+        tips = _tip([0.8, 0.6], followed.angles)
+        np.testing.assert_allclose(followed.error, np.linalg.norm(tips - path, axis=-1), atol=1e-12)
+        np.testing.assert_allclose(followed.min_error, np.maximum(0.0, d - OUTER), atol=1e-12)

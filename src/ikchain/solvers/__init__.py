@@ -256,6 +256,7 @@ def follow(
     trace: bool = False,
     rest: ArrayLike | None = None,
     rest_weight: float | None = None,
+    soft: float | None = None,
     out: Result | None = None,
 ) -> Result:
     """Solve a path of targets in order, each from the answer for the one before it.
@@ -276,8 +277,9 @@ def follow(
     init : array_like, shape (n,), optional
         The first target's start pose (rad). Default: the bent start pose of
         :func:`solve` (``bend``).
-    max_iterations, tolerance, damping, bend, max_step, trace, rest, rest_weight, out
-        As in :func:`solve`, each per target of the path.
+    max_iterations, tolerance, damping, bend, max_step, trace, rest, rest_weight, soft, out
+        As in :func:`solve`, each per target of the path (with ``soft``, each target is
+        eased before the path is followed, and reported against the true one).
 
     Returns
     -------
@@ -316,7 +318,7 @@ def follow(
         rest,
         rest_weight,
         None,
-        None,
+        soft,
     )
     return _solve(chain, points, method, given, out, True)
 
@@ -356,7 +358,7 @@ def _solve(
     if pole is not None:
         return _toward_pole(chain, target, method, pole, given, out)
     if soft is not None:
-        return _softly(chain, target, method, soft, given, out)
+        return _softly(chain, target, method, soft, given, out, following)
     into = None if out is None else _memory_of(out)
     point = _plain_point(target)
     points = _NO_POINTS if point is not None else check_points(target, "target")
@@ -448,21 +450,28 @@ def _toward_pole(
 
 
 def _softly(
-    chain: Chain, target: ArrayLike, method: str, soft: Any, given: tuple[Any, ...], out: Any
+    chain: Chain,
+    target: ArrayLike,
+    method: str,
+    soft: Any,
+    given: tuple[Any, ...],
+    out: Any,
+    following: bool,
 ) -> Result:
-    """``solve`` with ``soft`` (see :mod:`ikchain.solvers.soft`): aim at the eased
-    targets, then report against the true ones."""
+    """``solve`` (or ``follow``) with ``soft`` (see :mod:`ikchain.solvers.soft`): aim at
+    the eased targets, then report against the true ones."""
     from ikchain.solvers import soft as softening
 
     distance = softening.check_soft(chain, soft)
-    points = check_points(target, "target")
+    points = check_points(target, "target" if not following else "path")
     named = dict(zip(_OPTION_NAMES, given, strict=True))
-    options = {name: value for name, value in named.items() if value is not None}
-    del options["soft"]
     tolerance = named["tolerance"]
     goal = DEFAULT_TOLERANCE if tolerance is None else check_positive(tolerance, "tolerance")
+    aimed = (*given[:-1], None)  # the same options without soft (the last of _OPTION_NAMES)
     # the true targets unsolved: their reach (and what a solve without soft refuses)
-    plain: dict[str, Any] = {name: options[name] for name in ("init", "bend") if name in options}
+    plain: dict[str, Any] = {
+        name: named[name] for name in ("init", "bend") if named[name] is not None
+    }
     if method != "analytic":
         plain["max_iterations"] = 0
     return softening.soften(
@@ -470,7 +479,7 @@ def _softly(
         points,
         distance,
         goal,
-        lambda eased: solve(chain, eased, method, **options, out=out),
+        lambda eased: _solve(chain, eased, method, aimed, out, following),
         lambda true: solve(chain, true, method, **plain),
     )
 
