@@ -12,8 +12,10 @@ from the root is aimed at from distance
     d' = a + s (1 - exp(-(d - a) / s))      beyond it,
 
 on the same ray. ``d'`` and its slope are continuous at ``a``; ``d' < ΣL`` for every
-``d``, approaching it as ``d`` grows, so the chain never quite straightens and the
-elbow eases into its last degrees instead of snapping through them.
+``d``, approaching it as ``d`` grows (in floats it rounds to ΣL some 37 soft lengths
+out, where ``exp`` falls below the last digit), so the chain straightens only for
+targets far beyond reach, and the elbow eases into its last degrees instead of
+snapping through them.
 
 What the result says, per target (``solve(..., soft=s)``):
 
