@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 
 import ikchain
 
-METHODS = ("analytic", "ccd", "fabrik", "dls")
-ITERATIVE = ("ccd", "fabrik", "dls")
+METHODS = ikchain.METHODS
+ITERATIVE = ikchain.solvers.ITERATIVE
 
 
 @st.composite

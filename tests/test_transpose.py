@@ -140,3 +140,18 @@ def test_jt_refuses_what_it_does_not_take() -> None:
     chain = ikchain.Chain([0.8, 0.6])
     with pytest.raises(ValueError, match="method 'jt' takes only"):
         ikchain.solve(chain, [1.0, 0.5], "jt", max_step=0.1)
+
+
+def test_folded_on_a_target_inside_the_inner_circle_it_still_gets_there() -> None:
+    """Near the fold J Jᵀe is tiny beside Jᵀe and Buss's length explodes; the trust
+    region (no joint turns more than MAX_TURN a step) and the halvings keep the
+    gradient going to the least distance instead of stalling short of it."""
+    chain = ikchain.Chain([1.0, 0.3, 0.2])  # inner radius 0.5
+    rng = np.random.default_rng(11)
+    heading = rng.uniform(-math.pi, math.pi, 300)
+    d = rng.uniform(0.0, 0.5, 300)
+    targets = np.stack([d * np.cos(heading), d * np.sin(heading)], axis=-1)
+    result = ikchain.solve(chain, targets, "jt", max_iterations=20_000, tolerance=1e-10)
+    assert np.all(result.status == ikchain.Status.UNREACHABLE)
+    np.testing.assert_allclose(result.min_error, 0.5 - d, atol=1e-12)
+    assert np.all(result.error - result.min_error <= 1e-10)

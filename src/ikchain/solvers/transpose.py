@@ -8,9 +8,11 @@ is inverted, which is why teaching pages show this method between CCD (one joint
 a time) and damped least squares (a 2 × 2 solve per iteration).
 
 The step length is Buss's choice, ``α = (e · J Jᵀ e) / |J Jᵀ e|²``: the length that
-would leave the least error if the tip moved exactly as the Jacobian predicts. A
-step that would raise the error is halved, a few times, inside the same iteration;
-when none helps, the pose stays and the loop reports a stall. The damping is the
+would leave the least error if the tip moved exactly as the Jacobian predicts, cut
+so that no joint turns by more than :data:`MAX_TURN` (the model holds for small
+turns only). A step that would raise the error is halved, up to :data:`RETRIES`
+times, inside the same iteration; when none helps, the pose stays and the loop
+reports a stall. The damping is the
 fraction of each step taken, as for CCD and DLS.
 
 Its weakness is the lesson's point: the step follows the gradient, so where the
@@ -30,7 +32,11 @@ from ikchain.solvers.compiled import joints_into, kernel
 from ikchain.solvers.records import KNOB_DAMPING, KNOB_LIMITED
 
 #: Halvings of a step that would raise the error, before the pose stays.
-RETRIES = 8
+RETRIES = 30
+#: The largest turn of any joint in one step (rad): the linear model behind Buss's
+#: length holds only for small turns, and near a singular pose (the chain folded on
+#: an unreachable target) ``J Jᵀ e`` can be tiny beside ``Jᵀ e`` and the length huge.
+MAX_TURN = 0.5
 
 
 @kernel()
@@ -72,6 +78,12 @@ def step(
     moved2 = mx * mx + my * my
     # zero-length guard: where J Jᵀ e vanishes there is no direction to take
     alpha = damping * (gx * mx + gy * my) / moved2 if moved2 > 0.0 else 0.0
+    largest = 0.0
+    for i in range(n):
+        turn = abs(alpha * gradient[i])
+        largest = turn if turn > largest else largest
+    if largest > MAX_TURN:  # a trust region: no joint turns by more than MAX_TURN
+        alpha *= MAX_TURN / largest
     for _ in range(RETRIES + 1):
         if alpha == 0.0:
             break
