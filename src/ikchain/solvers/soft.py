@@ -45,7 +45,7 @@ from ikchain.chain import Chain
 from ikchain.checks import check_real
 from ikchain.result import CODE_BY_STATUS, Result, Status, result_from_out
 from ikchain.solvers.records import CERTIFIED as CERTIFIED_FIELD
-from ikchain.solvers.records import CODE, ERROR, MIN_ERROR, REACHABLE, out_width
+from ikchain.solvers.records import CODE, ERROR, MIN_ERROR, REACHABLE
 
 _SOFTENED = float(CODE_BY_STATUS[Status.SOFTENED])
 _CONVERGED = float(CODE_BY_STATUS[Status.CONVERGED])
@@ -115,7 +115,6 @@ def soften(
     out[:, results + REACHABLE] = np.reshape(true.reachable, -1)
     out[:, results + CERTIFIED_FIELD] = np.reshape(true.certified, -1)
     out[:, results + CODE] = code
-    assert out.shape[1] == out_width(n)
     trace = None
     if aimed.trace is not None and aimed.trace_angles is not None:
         poses = aimed.trace_angles.reshape(-1, aimed.trace_angles.shape[-2], n)
