@@ -53,8 +53,8 @@ HEADING = 0.6
 FPS = 30
 #: The frame drawn by the server (and shown with scripts off): the target at d = ΣL.
 STATIC_FRAME = OUT_FRAMES // 2
-#: The frames the table lists (d = 1.1, 1.2, 1.3, 1.35, 1.39, 1.4, 1.6, 1.8 m).
-TABLE_FRAMES = (10, 20, 30, 35, 39, 40, 60, 80)
+#: The frames the table lists (d = 1.2, 1.3, 1.39, 1.4, 1.6, 1.8 m).
+TABLE_FRAMES = (20, 30, 39, 40, 60, 80)
 #: The runs, in the order the panels, the chart and the data list them.
 RUNS = ("hard", "soft")
 RUN_COLOURS = {"hard": SERIES_COLOURS[0], "soft": SERIES_COLOURS[1]}
@@ -550,9 +550,17 @@ def soft_reach_table(text: Mapping[str, Any]) -> dict[str, Any]:
     return named_table(table, dict(text))
 
 
+def soft_reach_table_block(
+    name: str, section: Any, text: dict[str, Any], figure: Any
+) -> dict[str, Any]:
+    """The player's table, a block of its own under the player."""
+    return {"kind": "table", "table": soft_reach_table(text)}
+
+
 def soft_reach_block(name: str, section: Any, text: dict[str, Any], figure: Any) -> dict[str, Any]:
     """The soft-reach player of 2.4: two panels at :data:`STATIC_FRAME`, the knee chart
-    with its cursor there, the table, and the per-frame data ``soft.js`` plays."""
+    with its cursor there, and the per-frame data ``soft.js`` plays (the table is
+    :func:`soft_reach_table_block`)."""
     view = soft_reach_view(text)
     data = view["data"]
     words = text["s24"]
@@ -575,7 +583,6 @@ def soft_reach_block(name: str, section: Any, text: dict[str, Any], figure: Any)
             "frames": FRAMES,
             "play": words["soft_play"],
             "scrub": words["soft_scrub"],
-            "table": soft_reach_table(text),
             "data": data,
         },
     }
