@@ -229,8 +229,8 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "jt: a joint limit not applied after the step",
         "solvers/transpose.py",
-        "                new_angles[i] = value if value < highs[i] else highs[i]",
-        "                new_angles[i] = value",
+        "            clamp_into(new_angles, lows, highs)",
+        "            pass",
         ("tests/test_transpose.py",),
     ),
     Mutant(

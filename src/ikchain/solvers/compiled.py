@@ -120,3 +120,26 @@ def joints_into(lengths: np.ndarray, angles: np.ndarray, joints: np.ndarray) -> 
         y += lengths[i] * math.sin(absolute)
         joints[i + 1, 0] = x
         joints[i + 1, 1] = y
+
+
+@kernel()
+def clamp_into(values: np.ndarray, lows: np.ndarray, highs: np.ndarray) -> None:
+    """Each of ``values`` (n) into its joint's ``[lows, highs]``, in place; a bound
+    wins a tie (the value becomes the bound itself, so ``at_limit`` sees it)."""
+    for i in range(values.size):
+        value = values[i]
+        value = value if value > lows[i] else lows[i]
+        values[i] = value if value < highs[i] else highs[i]
+
+
+@kernel()
+def stay(
+    angles: np.ndarray, joints: np.ndarray, new_angles: np.ndarray, new_joints: np.ndarray
+) -> None:
+    """A step's answer when no step helped: the current pose (n) and joints (n + 1, 2)
+    copied into the next ones, so the loop sees no change and reports a stall."""
+    for i in range(angles.size):
+        new_angles[i] = angles[i]
+    for i in range(joints.shape[0]):
+        new_joints[i, 0] = joints[i, 0]
+        new_joints[i, 1] = joints[i, 1]

@@ -39,7 +39,7 @@ import math
 
 import numpy as np
 
-from ikchain.solvers.compiled import joints_into, kernel, wrap_angle
+from ikchain.solvers.compiled import clamp_into, joints_into, kernel, stay, wrap_angle
 from ikchain.solvers.records import KNOB_BIAS, KNOB_DAMPING, KNOB_LIMITED, KNOB_PULL
 
 #: λ² per squared metre of end error.
@@ -96,11 +96,8 @@ def step(
     for i in range(n):
         aimed[i] = angles[i]
     aimed[0] += turn if damping == 1.0 else damping * turn
-    if limited:  # a bound wins a tie
-        for i in range(n):
-            value = aimed[i]
-            value = value if value > lows[i] else lows[i]
-            aimed[i] = value if value < highs[i] else highs[i]
+    if limited:
+        clamp_into(aimed, lows, highs)
     # The aimed pose's joints: the current ones turned about the root.
     turned = aimed[0] - angles[0]
     rc = math.cos(turned)
@@ -164,10 +161,7 @@ def step(
             for i in range(n):
                 new_angles[i] += pull * toward[i]
         if limited:
-            for i in range(n):
-                value = new_angles[i]
-                value = value if value > lows[i] else lows[i]
-                new_angles[i] = value if value < highs[i] else highs[i]
+            clamp_into(new_angles, lows, highs)
         joints_into(lengths, new_angles, new_joints)
         gx = tx - new_joints[n, 0]
         gy = ty - new_joints[n, 1]
@@ -175,8 +169,4 @@ def step(
         # plain one must not raise it
         if not gx * gx + gy * gy > (PULLED_PROGRESS * start2 if pull > 0.0 else start2):
             return
-    for i in range(n):  # no step helped: stay
-        new_angles[i] = angles[i]
-    for i in range(n + 1):
-        new_joints[i, 0] = joints[i, 0]
-        new_joints[i, 1] = joints[i, 1]
+    stay(angles, joints, new_angles, new_joints)  # no step helped

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ikchain.solvers.compiled import joints_into, kernel
+from ikchain.solvers.compiled import clamp_into, joints_into, kernel, stay
 from ikchain.solvers.records import KNOB_DAMPING, KNOB_LIMITED
 
 #: Halvings of a step that would raise the error, before the pose stays.
@@ -90,18 +90,11 @@ def step(
         for i in range(n):
             new_angles[i] = angles[i] + alpha * gradient[i]
         if limited:
-            for i in range(n):
-                value = new_angles[i]
-                value = value if value > lows[i] else lows[i]
-                new_angles[i] = value if value < highs[i] else highs[i]
+            clamp_into(new_angles, lows, highs)
         joints_into(lengths, new_angles, new_joints)
         fx = tx - new_joints[n, 0]
         fy = ty - new_joints[n, 1]
         if not fx * fx + fy * fy > start2:  # no higher than before: keep it
             return
         alpha *= 0.5
-    for i in range(n):  # no step helped: stay
-        new_angles[i] = angles[i]
-    for i in range(n + 1):
-        new_joints[i, 0] = joints[i, 0]
-        new_joints[i, 1] = joints[i, 1]
+    stay(angles, joints, new_angles, new_joints)  # no step helped
