@@ -16,18 +16,13 @@ import pytest
 import ikchain
 from ikchain.solvers.soft import eased_from_distance
 from limits_oracle import least_distance
+from limits_oracle import tips as _tip
 
 CHAIN = ikchain.Chain([0.8, 0.6])
 OUTER = 1.4
 SOFT = 0.2
 METHODS = ("analytic", "ccd", "fabrik", "dls")
 TOL = 1e-9
-
-
-def _tip(lengths: list[float], angles: np.ndarray) -> np.ndarray:
-    absolute = np.cumsum(angles, axis=-1)
-    bones = np.stack([np.cos(absolute), np.sin(absolute)], axis=-1) * np.array(lengths)[:, None]
-    return bones.sum(axis=-2)
 
 
 def _ray(d: float, heading: float = 0.5) -> list[float]:
@@ -65,7 +60,7 @@ def test_soft_results_tell_the_truth(method: str, d: float) -> None:
     target = np.array(_ray(d))
     options = {} if method == "analytic" else {"max_iterations": 2000}
     result = ikchain.solve(CHAIN, target, method, soft=SOFT, **options)
-    tip = _tip([0.8, 0.6], result.angles)
+    tip = _tip(np.array([0.8, 0.6]), result.angles)
     error = float(np.linalg.norm(tip - target))
     assert result.error == pytest.approx(error, abs=1e-12)  # the distance from the TRUE target
     assert np.allclose(result.target, target, rtol=0, atol=0)
@@ -96,7 +91,7 @@ def test_converged_never_claimed_off_target() -> None:
     targets = np.stack([d * np.cos(heading), d * np.sin(heading)], axis=-1)
     for method in METHODS:
         result = ikchain.solve(CHAIN, targets, method, soft=SOFT)
-        tips = _tip([0.8, 0.6], result.angles)
+        tips = _tip(np.array([0.8, 0.6]), result.angles)
         errors = np.linalg.norm(tips - targets, axis=-1)
         np.testing.assert_allclose(result.error, errors, rtol=0, atol=1e-12)
         converged = result.status == ikchain.Status.CONVERGED
@@ -145,7 +140,7 @@ def test_trace_errors_are_from_the_true_target() -> None:
     target = np.array(_ray(1.35))
     result = ikchain.solve(CHAIN, target, "ccd", soft=SOFT, trace=True, max_iterations=50)
     assert result.trace is not None and result.trace_angles is not None
-    tips = _tip([0.8, 0.6], result.trace_angles)
+    tips = _tip(np.array([0.8, 0.6]), result.trace_angles)
     np.testing.assert_allclose(result.trace, np.linalg.norm(tips - target, axis=-1), atol=1e-12)
     assert result.trace[-1] == pytest.approx(result.error, abs=1e-12)
 
@@ -170,7 +165,7 @@ def test_joint_limits_min_error_is_the_least_distance(method: str) -> None:
         assert result.min_error == pytest.approx(oracle, abs=1e-9)
         assert result.reachable == (oracle <= 1e-9)
         assert result.error >= result.min_error - 1e-12
-        tip = _tip([0.8, 0.6], result.angles)
+        tip = _tip(np.array([0.8, 0.6]), result.angles)
         assert result.error == pytest.approx(float(np.linalg.norm(tip - target)), abs=1e-12)
         lows, highs = np.array(limits).T
         assert np.all((result.angles >= lows) & (result.angles <= highs))
@@ -207,6 +202,6 @@ def test_follow_with_soft_is_the_loop_of_soft_solves_to_the_bit() -> None:
             assert np.array_equal(one.angles, followed.angles[i]), (method, i)
             assert one.status == followed.status[i] and one.error == followed.error[i]
             angles = one.angles.copy()
-        tips = _tip([0.8, 0.6], followed.angles)
+        tips = _tip(np.array([0.8, 0.6]), followed.angles)
         np.testing.assert_allclose(followed.error, np.linalg.norm(tips - path, axis=-1), atol=1e-12)
         np.testing.assert_allclose(followed.min_error, np.maximum(0.0, d - OUTER), atol=1e-12)
