@@ -53,6 +53,18 @@ def frame(joints: list[list[float]], target: list[float], *, inner: float = 0.2)
 
 
 TWO_BONES = frame([[0.0, 0.0], [0.8, 0.0], [0.8, 0.6]], [0.8, 0.6])
+#: An ellipse view as frames.ellipse_view gives it (numbers only placed here).
+ELLIPSE = {
+    "centre": [0.8, 0.6],
+    "radii": [0.25, 0.1],
+    "rotation": 30.0,
+    "axis": [
+        [0.8 - 0.25 * math.cos(math.pi / 6), 0.6 - 0.125],
+        [0.8 + 0.25 * math.cos(math.pi / 6), 0.725],
+    ],
+    "sigma": [1.25, 0.5],
+    "scale": 0.2,
+}
 
 
 def test_figure_is_well_formed_svg_with_its_ids() -> None:
@@ -96,6 +108,14 @@ def test_script_selectors_exist_in_server_markup() -> None:
     wanted = set(re.findall(r'q\("(?:[a-z]+)?\.([a-z-]+)"\)', script))
     assert {"bones", "tip", "target-ring", "gap"} <= wanted
     root = parse(figures.svg_from_frame(TWO_BONES, figure_id="f"))
+    classes = {c for el in root.iter() for c in (el.get("class") or "").split()}
+    # 2.2's manipulability ellipse is drawn only in the figure that asks for it (the
+    # script updates it where it is there): every other class is in every figure
+    ellipse = {"ellipse", "ellipse-shape", "ellipse-axis"}
+    assert ellipse <= wanted
+    assert wanted - ellipse <= classes and not ellipse & classes
+    with_ellipse = {**TWO_BONES, "ellipse": ELLIPSE}
+    root = parse(figures.svg_from_frame(with_ellipse, figure_id="f", ellipse=True))
     classes = {c for el in root.iter() for c in (el.get("class") or "").split()}
     assert wanted <= classes
 

@@ -50,7 +50,7 @@ def client():
 # ----------------------------------------------------------------------------- replay
 
 
-@pytest.mark.parametrize("method", ["ccd", "fabrik", "dls"])
+@pytest.mark.parametrize("method", replay.REPLAY_METHODS)
 @pytest.mark.parametrize("lengths", [TWO, THREE])
 def test_replay_keeps_every_bone_length_and_measures_the_error_it_prints(method, lengths):
     target = [0.7, 0.55]
@@ -65,7 +65,7 @@ def test_replay_keeps_every_bone_length_and_measures_the_error_it_prints(method,
         assert float(step["readings"]["error"]) == pytest.approx(error, abs=5e-7)
 
 
-@pytest.mark.parametrize("method", ["ccd", "fabrik", "dls"])
+@pytest.mark.parametrize("method", replay.REPLAY_METHODS)
 def test_replay_poses_are_the_one_solves_poses(method):
     """The error after each whole iteration is the trace one run of the solve records."""
     chain = ikchain.Chain(THREE)
@@ -198,7 +198,7 @@ def test_replay_labels_follow_the_language():
         ({"iterations": None}, "iterations: expected a whole number"),
         ({"iterations": -1}, "max_iterations"),
         ({"iterations": 2.5}, "max_iterations"),
-        ({"method": "analytic"}, "method: expected one of ccd, fabrik, dls"),
+        ({"method": "analytic"}, f"method: expected one of {', '.join(replay.REPLAY_METHODS)} for"),
         ({"target": [[1.0, 0.5], [0.2, 0.3]]}, "target: expected one point"),
         ({"target": ["a", 0]}, "target"),
         ({"joint_steps": "yes"}, "joint_steps: expected true or false"),

@@ -142,3 +142,37 @@ def wrap_angle(angles: FloatArray | float) -> FloatArray | float:
     """
     wrapped = np.pi - np.mod(np.pi - angles, 2.0 * np.pi)
     return wrapped + 2.0 * np.pi * (wrapped <= -np.pi)
+
+
+def manipulability_from_angles(lengths: FloatArray, angles: FloatArray) -> FloatArray:
+    """The manipulability ellipse of the tip for angles (..., n), shape (..., 3).
+
+    The image of the unit circle of joint velocities under the tip Jacobian,
+    ``{J q̇ : |q̇| = 1}``: an ellipse about the tip whose semi-axes are the Jacobian's
+    singular values ``σ₁ ≥ σ₂`` (m/rad), along its left singular vectors (the
+    eigenvectors of ``J Jᵀ``). The tip moves fastest, ``σ₁`` m per rad of combined
+    joint turn, along the long axis; along the short one only ``σ₂``, which is 0 at a
+    singular pose (the chain straight or folded: the ellipse is a line segment).
+    ``σ₁ / σ₂`` is :func:`condition_from_angles`.
+
+    Parameters
+    ----------
+    lengths : array, shape (n,)
+        Bone lengths (m).
+    angles : array, shape (..., n)
+        Relative joint angles (rad).
+
+    Returns
+    -------
+    ellipse : array, shape (..., 3)
+        ``σ₁`` (m/rad), ``σ₂`` (m/rad) and the long axis's direction (rad, in
+        (-π/2, π/2], from +x: an axis, so a direction and its opposite are one).
+    """
+    jacobian = jacobian_from_angles(lengths, np.asarray(angles, dtype=np.float64))
+    left, sigma, _ = np.linalg.svd(jacobian)  # (..., 2, 2), (..., 2): σ₁ ≥ σ₂ ≥ 0
+    axis = np.arctan2(left[..., 1, 0], left[..., 0, 0])  # first left singular vector
+    axis = axis - np.pi * (axis > np.pi / 2) + np.pi * (axis <= -np.pi / 2)
+    out = np.empty((*sigma.shape[:-1], 3))
+    out[..., :2] = sigma
+    out[..., 2] = axis
+    return out

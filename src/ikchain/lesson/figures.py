@@ -14,6 +14,9 @@ Figure structure (ids are prefixed with the figure id, e.g. ``fig-s21``)::
         g.axes            two faint axis lines through the root
         circle.reach-outer  r = reach.outer (dashed)
         circle.reach-inner  r = reach.inner (hidden when 0)
+        g.ellipse           2.2 only: the manipulability ellipse at the tip (frame.ellipse)
+          ellipse.ellipse-shape  radii scale·σ₁, scale·σ₂, turned to the long axis
+          line.ellipse-axis      the long axis, end to end (all that is left when σ₂ = 0)
         polyline.bones      root, joints..., tip
         line.gap            tip -> target (hidden unless frame.gap), over the bones
         g.joints            circle.joint per inner joint (data-index 1..n-1)
@@ -48,6 +51,7 @@ STYLE = {
     "pointer_r": 0.045,  # the smoothing marker: 12 px across on a desktop, 7.5 on a phone
     "circle_width": 0.008,
     "gap_width": 0.012,
+    "ellipse_width": 0.008,
 }
 
 METHOD_COLOURS = {
@@ -104,6 +108,7 @@ def svg_from_frame(
     title: str = "",
     *,
     extent: float | None = None,
+    ellipse: bool = False,
 ) -> str:
     """The SVG markup of one figure in the state ``frame`` (see the module docstring).
 
@@ -118,6 +123,9 @@ def svg_from_frame(
         Accessible title of the picture.
     extent : float, optional
         Half-width of the view in metres; default :func:`view_extent` of the frame.
+    ellipse : bool
+        Draw the manipulability ellipse (``frame["ellipse"]``, see
+        :func:`ikchain.lesson.frames.ellipse_view`) at the tip.
     """
     s = STYLE
     half = view_extent(frame) if extent is None else float(extent)
@@ -174,6 +182,7 @@ def svg_from_frame(
             stroke_dasharray="0.02 0.02",
             visibility=None if inner > 0 else "hidden",
         ),
+        *(ellipse_svg(frame["ellipse"]) if ellipse else []),
         _empty(
             "polyline",
             class_="bones",
@@ -254,6 +263,53 @@ def svg_from_frame(
         "</svg>",
     ]
     return "\n".join(lines)
+
+
+def ellipse_attributes(view: Mapping[str, Any]) -> dict[str, dict[str, str]]:
+    """The attributes of the ellipse's two elements, from the frame's ``ellipse``
+    (:func:`ikchain.lesson.frames.ellipse_view`): ``shape`` (cx, cy, rx, ry and the
+    ``rotate(degrees cx cy)`` transform) and ``axis`` (x1, y1, x2, y2). The page's
+    script writes the same numbers the same way (String() of each)."""
+    cx, cy = (_num(value) for value in view["centre"])
+    rx, ry = (_num(value) for value in view["radii"])
+    (x1, y1), (x2, y2) = ((_num(x), _num(y)) for x, y in view["axis"])
+    return {
+        "shape": {
+            "cx": cx,
+            "cy": cy,
+            "rx": rx,
+            "ry": ry,
+            "transform": f"rotate({_num(view['rotation'])} {cx} {cy})",
+        },
+        "axis": {"x1": x1, "y1": y1, "x2": x2, "y2": y2},
+    }
+
+
+def ellipse_svg(view: Mapping[str, Any]) -> list[str]:
+    """The ``g.ellipse`` group of a figure (see the module docstring), as lines."""
+    drawn = ellipse_attributes(view)
+    width = STYLE["ellipse_width"]
+    return [
+        '<g class="ellipse" aria-hidden="true">',
+        _empty(
+            "ellipse",
+            class_="ellipse-shape",
+            **drawn["shape"],
+            fill="#2c7a7b",
+            fill_opacity=0.12,
+            stroke="#2c7a7b",
+            stroke_width=width,
+        ),
+        _empty(
+            "line",
+            class_="ellipse-axis",
+            **drawn["axis"],
+            stroke="#2c7a7b",
+            stroke_width=width,
+            stroke_linecap="round",
+        ),
+        "</g>",
+    ]
 
 
 # --------------------------------------------------------------------------- chart

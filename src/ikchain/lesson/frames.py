@@ -27,7 +27,7 @@ from ikchain.family import (
     family_from_angles,
 )
 from ikchain.formatting import format_degrees, format_number, format_point
-from ikchain.kinematics import condition_from_angles, wrap_angle
+from ikchain.kinematics import condition_from_angles, manipulability_from_angles, wrap_angle
 from ikchain.lesson.limits import held_joints, limits_view
 from ikchain.result import Result
 from ikchain.solvers import DEFAULT_MAX_ITERATIONS, METHODS, OPTIONS, solve
@@ -58,6 +58,10 @@ SETTLED = 1e-6
 #: A net turn this close to 0 or to a half turn (rad) is on both sides at once:
 #: the straight and the fully folded chain keep any bend direction.
 BEND_SLACK = 1e-9
+#: The manipulability ellipse is drawn at this many metres per m/rad of tip speed
+#: (the page's text states it): at 0.2 the lesson chain's widest, about 1.5 m/rad,
+#: spans 0.3 m around the tip.
+ELLIPSE_SCALE = 0.2
 
 
 @dataclass(frozen=True)
@@ -185,6 +189,41 @@ def frame_from_request(request: FrameRequest) -> dict[str, Any]:
         "settled": settled,
         # 2.5: arcs at the joints and which sit at a bound, or None
         "limits": limits_view(chain, result.angles, result.at_limit),
+        # 2.2: the manipulability ellipse at the tip, as drawn
+        "ellipse": ellipse_view(chain, result),
+    }
+
+
+def ellipse_view(chain: Chain, result: Result, scale: float = ELLIPSE_SCALE) -> dict[str, Any]:
+    """The manipulability ellipse of ``result``'s pose as the figure draws it.
+
+    :func:`ikchain.kinematics.manipulability_from_angles` at the result's angles,
+    placed at its tip and scaled by ``scale`` (m per m/rad).
+
+    Returns
+    -------
+    dict
+        ``centre``: [x, y], the tip (m); ``radii``: [rx, ry], the drawn semi-axes
+        ``scale · σ₁ ≥ scale · σ₂ ≥ 0`` (m; ry is 0 at a singular pose, where the
+        ellipse is its long axis alone); ``rotation``: the long axis's direction from
+        +x (degrees, in (-90, 90], counter-clockwise in world axes: SVG's ``rotate``
+        in the figure's y-up group); ``axis``: [[x, y], [x, y]], the long axis's two
+        ends (m), the line segment a singular pose degenerates to; ``sigma``:
+        [σ₁, σ₂] (m/rad); ``scale`` (m per m/rad).
+    """
+    sigma1, sigma2, axis = (
+        float(value) for value in manipulability_from_angles(chain.lengths, result.angles)
+    )
+    cx, cy = (float(value) for value in result.joints[-1])
+    rx, ry = scale * sigma1, scale * sigma2
+    ux, uy = rx * math.cos(axis), rx * math.sin(axis)
+    return {
+        "centre": [cx, cy],
+        "radii": [rx, ry],
+        "rotation": math.degrees(axis),
+        "axis": [[cx - ux, cy - uy], [cx + ux, cy + uy]],
+        "sigma": [sigma1, sigma2],
+        "scale": scale,
     }
 
 
