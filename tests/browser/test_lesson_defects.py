@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from ikchain.lesson.content import TABLE_NUMBERS, load_text, tables_for_section
+from ikchain.solvers.methods import METHODS, OPTIONS
 
 from .test_lesson_page import (
     drag_ring,
@@ -384,7 +385,7 @@ def test_21_target_left_below_bends_as_chosen(page: Any, server_url: str) -> Non
     assert float(reading(page, fig, "error")) < 1e-9
 
 
-@pytest.mark.parametrize("method", ["ccd", "fabrik", "dls"])
+@pytest.mark.parametrize("method", [m for m in METHODS if "max_iterations" in OPTIONS[m]])
 def test_22_every_method_keeps_the_chosen_bend_while_dragging(
     page: Any, server_url: str, method: str
 ) -> None:
