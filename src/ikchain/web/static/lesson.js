@@ -216,6 +216,10 @@
       target: q("g.target"),
       hit: q(".target-hit"),
       ring: q(".target-ring"),
+      // 2.2: the manipulability ellipse at the tip (only where the server drew it)
+      ellipse: q("g.ellipse"),
+      ellipseShape: q(".ellipse-shape"),
+      ellipseAxis: q(".ellipse-axis"),
     };
     this.jointTemplate = this.layer.joints.querySelector(".joint");
     // The ring is a slider only while this script runs (without it nothing moves it,
@@ -525,6 +529,21 @@
     setAttrs(L.pointer, { cx: s.pointer[0], cy: s.pointer[1] });
     show(L.pointer, !!s.smoothing && f.settled === false);
     L.target.setAttribute("aria-valuetext", f.readings.target);
+    if (L.ellipse) {
+      // The server's ellipse (frames.ellipse_view), drawn as figures.py draws it; a
+      // frame without one (a replayed step) hides it. At a singular pose ry is 0 and
+      // only the long axis, a line segment, shows.
+      var el = f.ellipse;
+      show(L.ellipse, !!el);
+      if (el) {
+        var ec = el.centre;
+        setAttrs(L.ellipseShape, {
+          cx: ec[0], cy: ec[1], rx: el.radii[0], ry: el.radii[1],
+          transform: "rotate(" + el.rotation + " " + ec[0] + " " + ec[1] + ")",
+        });
+        setAttrs(L.ellipseAxis, { x1: el.axis[0][0], y1: el.axis[0][1], x2: el.axis[1][0], y2: el.axis[1][1] });
+      }
+    }
     if (L.pole) {
       L.pole.setAttribute("visibility", s.pole ? "visible" : "hidden");
       if (s.pole) {

@@ -231,6 +231,7 @@
       if (Object.prototype.hasOwnProperty.call(step.readings, k)) frame.readings[k] = step.readings[k];
     }
     frame.result.status = last ? rs.data.status : "running"; // labels.status.running: the server's
+    frame.ellipse = null; // a step carries no manipulability ellipse: the figure hides it
     return frame;
   };
 
