@@ -115,3 +115,17 @@ def test_wrap_angle_lands_in_minus_pi_exclusive_to_pi_inclusive():
     np.testing.assert_allclose(np.sin(wrapped), np.sin(angles), atol=1e-14)
     np.testing.assert_array_equal(wrapped[4:7], angles[4:7])  # already inside: unchanged
     assert ikchain.kinematics.wrap_angle(np.nextafter(np.pi, 4.0)) <= np.pi  # a hair above pi
+
+
+def test_norm_of_huge_vectors_is_hypot_without_a_warning() -> None:
+    """Squares beyond floats fall back to hypot, silently: the answer is finite and right."""
+    import warnings
+
+    from ikchain.kinematics import norm
+
+    x = np.array([3e300, 1.0])
+    y = np.array([4e300, 1.0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        out = norm(x, y)
+    np.testing.assert_allclose(out, [5e300, np.sqrt(2.0)], rtol=1e-15)

@@ -120,9 +120,11 @@ def norm(x: FloatArray, y: FloatArray) -> FloatArray:
 
     Written out rather than ``np.hypot``, which runs libm's scalar ``hypot`` (eight
     times slower here) and which plain Python cannot repeat to the bit; the two agree
-    to an ulp. Where the squares overflow, ``hypot`` is used.
+    to an ulp. Where the squares overflow, ``hypot`` is used (and numpy's overflow
+    warning, which would say nothing true of the answer, is not raised).
     """
-    out = np.sqrt(x * x + y * y)
+    with np.errstate(over="ignore"):
+        out = np.sqrt(x * x + y * y)
     if out.size and not np.max(out) < HUGE:
         big = ~(out < HUGE)
         out = np.where(big, np.hypot(x, y), out)
