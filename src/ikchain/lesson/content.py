@@ -17,7 +17,7 @@ import numpy as np
 
 from ikchain.caps import CAPS
 from ikchain.chain import Chain
-from ikchain.lesson import figures, limits_page, motion, replay, rest
+from ikchain.lesson import figures, limits_page, motion, replay, rest, soft_reach
 from ikchain.lesson.frames import (
     FRAME_ITERATIONS,
     METHOD_TAKES,
@@ -152,6 +152,9 @@ SECTIONS: tuple[Section, ...] = (
             ("text", "formula"),
             ("text", "lengths"),
             ("text", "smoothing"),
+            ("text", "soft"),
+            ("soft-reach", ""),
+            ("soft-reach-table", ""),
         ),
     ),
     # -- issue 9 (branch i9b): choosing one answer, moving targets ---------------------
@@ -352,6 +355,8 @@ BLOCK_KINDS: tuple[BlockKind, ...] = (
     BlockKind("reach-table", limits_page.reach_table, table=True),
     BlockKind("outcome-map", limits_page.outcome_block),
     BlockKind("rest-table", rest.rest_table, table=True),
+    BlockKind("soft-reach", soft_reach.soft_reach_block),
+    BlockKind("soft-reach-table", soft_reach.soft_reach_table_block),
 )
 BLOCKS: dict[str, BlockBuilder] = {k.kind: k.build for k in BLOCK_KINDS}
 TABLE_BLOCKS: tuple[str, ...] = tuple(k.kind for k in BLOCK_KINDS if k.table)

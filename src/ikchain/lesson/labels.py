@@ -19,6 +19,7 @@ TABLE_NUMBERS: dict[str, str] = {
     "table-2-stall-starts": "②d",
     "table-3": "③",
     "table-4": "④",
+    "table-soft-reach": "④a",
     "table-limits": "⑤a",
     "table-limits-reach": "⑤b",
     "table-rest": "⑤c",

@@ -19,6 +19,7 @@ from ikchain.lesson import limits, outcomes, rest
 from ikchain.lesson.frames import FRAME_ITERATIONS
 from ikchain.lesson.motion import JUMP_DEGREES
 from ikchain.lesson.replay_bounds import MAX_REPLAY_ITERATIONS, MAX_REPLAY_STEPS
+from ikchain.lesson.soft_reach import soft_reach_values
 from ikchain.lesson.tables import (
     LENGTH_RANGE,
     LESSON_SIZE,
@@ -103,6 +104,8 @@ def placeholder_values() -> dict[str, str]:
         "rest_iterations": str(rest.REST_ITERATIONS),
         "rest_weak_sweeps": str(rest.rest_facts()["weak_sweeps"]),
         "jump_degrees": format_number(JUMP_DEGREES, 0),
+        # 2.4: the soft-reach player (its runs of the closed form, hard and soft)
+        **soft_reach_values(),
     }
 
 
