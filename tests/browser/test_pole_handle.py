@@ -10,13 +10,13 @@ from typing import Any
 
 import pytest
 
-from ikchain.lesson.content import load_text
+from ikchain.lesson.content import POLE_DEFAULT, POLE_SECTIONS, load_text
 
 from .test_lesson_extras import phone_lesson
 from .test_lesson_issue15 import PHONE, touch_drag
 from .test_lesson_page import open_lesson, screen_from_world, wait_idle
 
-FIGURES = ("fig-s21", "fig-s22", "fig-s23")
+FIGURES = tuple(f"fig-{key}" for key in POLE_SECTIONS)  # the page data's list
 
 
 def pole_on(page: Any, fig: str) -> None:
@@ -77,7 +77,7 @@ def test_dragging_the_pole_across_the_line_flips_the_elbow(page: Any, server_url
     pole_on(page, fig)
     assert bend.is_disabled()  # the pole decides
     s = state(page, fig)
-    assert s["pole"] == [0.3, 0.9]
+    assert s["pole"] == list(POLE_DEFAULT) == [0.3, 0.9]
     assert elbow_side(s) == 1  # (0.3, 0.9) is left of the line to (1.0, 0.6)
     assert s["bend"] == s["frameBend"] == -1
     assert bend.input_value() == "-1"

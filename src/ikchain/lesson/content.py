@@ -59,6 +59,11 @@ __all__ = [
 COMMON_CONTROLS = ("method", "bones", "damping", "iterations", "bend")
 #: Smoothing factor offered in 2.4 (fraction of the way to the pointer per frame).
 SMOOTHING = 0.25
+#: Sections whose figure has a pole (hint) handle, and where the handle appears when
+#: switched on (m): left of the line to 2.1's and 2.2's default target, so the elbow
+#: bends up (the page script reads both from the figure's options).
+POLE_SECTIONS = ("s21", "s22", "s23")
+POLE_DEFAULT = (0.3, 0.9)
 
 
 @dataclass(frozen=True)
@@ -115,6 +120,7 @@ SECTIONS: tuple[Section, ...] = (
             ("chart", "chart-2b"),
             ("text", "t2b"),
             ("text", "t2b_live"),
+            ("text", "transpose"),
             ("table", "table-2-stall"),
             ("text", "stall"),
             ("table", "table-2-stall-starts"),
@@ -313,10 +319,14 @@ def figure_view(section: Section, text: dict[str, Any]) -> dict[str, Any]:
             "joint_r": figures.STYLE["joint_r"],
             "family_marks": table_facts()["family_marks"] if section.bones == 3 else None,
             "stall": {"target": list(STALL_TARGET), "init": [0.0, 0.0]},
+            # the pole handle's start, in the figures that have one (else None)
+            "pole": list(POLE_DEFAULT) if section.key in POLE_SECTIONS else None,
         },
     }
     title = text[section.key]["heading"]
-    svg = figures.svg_from_frame(frame, figure_id=figure["id"], title=title)
+    # the figure that reads the condition number draws the ellipse beside it (2.2)
+    ellipse = "condition" in section.extra_readings
+    svg = figures.svg_from_frame(frame, figure_id=figure["id"], title=title, ellipse=ellipse)
     limits = limits_page.limits_options(section.key)  # 2.5: joint limits, drawn under the chain
     if limits is not None:
         figure["options"]["limits"] = limits

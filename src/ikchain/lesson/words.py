@@ -32,6 +32,7 @@ from ikchain.lesson.tables import (
     lesson_chain,
     table_facts,
 )
+from ikchain.lesson.transpose_facts import transpose_values
 from ikchain.solvers.methods import DEFAULT_MAX_ITERATIONS, DEFAULT_TOLERANCE
 
 LANGS = ("zh", "en")
@@ -96,6 +97,8 @@ def placeholder_values() -> dict[str, str]:
         "outcome_cell": format_number(outcomes.MAP_CELL * 100, 0),
         # 2.2's stall drawn, Table ②b's row beyond the request cap (issue 15)
         "stall_tip": format_point(facts["stall_tip"], 1, LESSON_SIZE),
+        # 2.2's Jacobian transpose and the ellipse's drawing scale (issue 15)
+        **transpose_values(),
         **capped_values(facts["capped"]),
         # Table ③'s tolerance and the sweeps each row took
         "t3_tol": f"{T3_TOLERANCE:.0e}".replace("e-0", "e-"),

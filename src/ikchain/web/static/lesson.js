@@ -43,11 +43,10 @@
   // by joint. No script decides anything about a method by its name.
   var METHODS = DATA.methods || {};
   var METHOD_ORDER = Object.keys(METHODS);
-  // Figures with a pole (hint) handle (2.1–2.3): a point the chain bends toward; the
-  // server solves with it (ikchain.solve(..., pole=)) and says which bend it chose.
-  var POLE_FIGURES = { "fig-s21": true, "fig-s22": true, "fig-s23": true };
-  var POLE_DEFAULT = [0.3, 0.9];
-  // Its sizes are the server's ring's, read from the SVG: a diamond 3/4 the ring's
+  // A figure whose options carry a pole (content.POLE_DEFAULT, in 2.1–2.3) has a pole
+  // (hint) handle that starts there: a point the chain bends toward; the server solves
+  // with it (ikchain.solve(..., pole=)) and says which bend it chose. Its sizes are
+  // the server's ring's, read from the SVG: a diamond 3/4 the ring's
   // radius from its centre to each corner, and the ring's hit area.
   var POLE_OF_RING = 0.75;
 
@@ -261,7 +260,7 @@
   // move them): a small diamond in the world, a slider like the ring.
   Figure.prototype.makePole = function () {
     this.layer.pole = null;
-    if (!POLE_FIGURES[this.id] || !this.controls) return;
+    if (!this.options.pole || !this.controls) return;
     var C = LABELS.controls || {};
     var g = document.createElementNS(SVGNS, "g");
     setAttrs(g, {
@@ -918,7 +917,7 @@
         s.smoothing = el.checked ? this.smoothingAlpha() : null;
         break;
       case "pole":
-        s.pole = el.checked ? copy(POLE_DEFAULT) : null;
+        s.pole = el.checked ? copy(this.options.pole) : null;
         break;
       case "length1":
       case "length2":
