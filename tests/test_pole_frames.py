@@ -131,7 +131,7 @@ def test_a_null_pole_is_no_pole():
     "raw, expected",
     [
         ('"NaN"', "pole: expected numbers, got the string 'NaN'"),
-        ("[NaN, 0.5]", "request: expected finite numbers, got NaN"),
+        ("[NaN, 0.5]", "pole: expected finite numbers, got NaN"),
         ("true", "pole: expected numbers, got true"),
         ("[0.3]", "pole: expected one point [x, y], got shape (1,)"),
         ("[0.3, 0.9, 0.1]", "pole: expected one point [x, y], got shape (3,)"),
@@ -151,8 +151,8 @@ def test_bad_poles_get_a_400_naming_the_pole_and_what_was_given(client, raw, exp
 
 
 def test_a_huge_pole_reads_as_a_huge_target_does(client):
-    """1e400 is refused while the JSON is read, before any key is known: the message
-    is the target's, word for word, naming what was given."""
+    """1e400 is refused while the JSON is read; the message names the key it was given
+    for, and reads as the target's does, word for word, but for the key."""
     replies = []
     for key in ("pole", "target"):
         body = {"lengths": [0.8, 0.6], "target": [1.0, 0.6], "method": "ccd", "pole": [0.3, 0.9]}
@@ -162,7 +162,8 @@ def test_a_huge_pole_reads_as_a_huge_target_does(client):
         )
         assert response.status_code == 400
         replies.append(response.json()["error"])
-    assert replies[0] == replies[1] == "request: expected finite numbers, got 1e400"
+    assert replies[0] == "pole: expected finite numbers, got 1e400"
+    assert replies[1] == "target: expected finite numbers, got 1e400"
 
 
 def test_the_target_and_the_pole_read_the_same_for_the_same_mistake():

@@ -17,9 +17,10 @@ fraction of each step taken, as for CCD and DLS.
 
 Its weakness is the lesson's point: the step follows the gradient, so where the
 Jacobian is ill-conditioned (the chain nearly straight or folded, a large condition
-number) the error falls by a factor of about ``1 - 1/κ²`` per iteration and the
-method crawls; where ``J Jᵀ e`` vanishes (a straight chain whose target lies on its
-line) it cannot move at all, like CCD.
+number) the error falls by a factor of only about ``(κ² - 1) / (κ² + 1)``, nearly
+``1 - 2/κ²``, per iteration in the worst case, and the method crawls; where ``J Jᵀ e``
+vanishes (a straight chain whose target lies on its line) it cannot move at all,
+like CCD.
 
 :func:`step` is compiled and run by the one loop, :mod:`ikchain.solvers.loop`.
 """
