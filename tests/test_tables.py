@@ -158,6 +158,7 @@ def test_page_cells_equal_cli_json(capsys, lang):
         "table-rest",
         "table-motion-coherence",
         "table-motion-tracking",
+        "table-soft-reach",
     }
     for table in cli:
         rows = parser.tables[table["id"]]

@@ -366,7 +366,7 @@ BLOCK_KINDS: tuple[BlockKind, ...] = (
     BlockKind("outcome-map", limits_page.outcome_block),
     BlockKind("rest-table", rest.rest_table, table=True),
     BlockKind("soft-reach", soft_reach.soft_reach_block),
-    BlockKind("soft-reach-table", soft_reach.soft_reach_table_block),
+    BlockKind("soft-reach-table", soft_reach.soft_reach_table_block, table=True),
 )
 BLOCKS: dict[str, BlockBuilder] = {k.kind: k.build for k in BLOCK_KINDS}
 TABLE_BLOCKS: tuple[str, ...] = tuple(k.kind for k in BLOCK_KINDS if k.table)
