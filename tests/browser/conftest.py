@@ -88,6 +88,23 @@ def page(browser: Any, console_errors: PageErrors) -> Iterator[Any]:
     assert list(console_errors) == [], "the page logged errors"
 
 
+#: A 390-px phone, the size the lesson's phone tests use.
+PHONE = {"width": 390, "height": 844}
+
+
+@pytest.fixture
+def phone(browser: Any, console_errors: PageErrors) -> Iterator[Any]:
+    """A fresh phone-sized page with touch; the test fails if the page logged any error."""
+    context = browser.new_context(
+        viewport=PHONE, has_touch=True, is_mobile=True, device_scale_factor=2
+    )
+    tab = context.new_page()
+    _watch(tab, console_errors)
+    yield tab
+    context.close()
+    assert list(console_errors) == [], "the page logged errors"
+
+
 @pytest.fixture
 def page_no_js(browser: Any, console_errors: PageErrors) -> Iterator[Any]:
     """A fresh page with JavaScript disabled."""

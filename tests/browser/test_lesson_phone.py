@@ -7,28 +7,14 @@ figure and its controls are on screen together.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from .conftest import _watch
+from .conftest import PHONE
 from .test_lesson_page import TABLE_IDS, open_lesson, reading, screen_from_world, wait_idle
 
-PHONE = {"width": 390, "height": 844}
 MIN_TEXT_PX = 10.0  # smallest rendered text height we accept for chart ticks
-
-
-@pytest.fixture
-def phone(browser: Any, console_errors: list[str]) -> Iterator[Any]:
-    context = browser.new_context(
-        viewport=PHONE, has_touch=True, is_mobile=True, device_scale_factor=2
-    )
-    tab = context.new_page()
-    _watch(tab, console_errors)
-    yield tab
-    context.close()
-    assert list(console_errors) == [], "the page logged errors"
 
 
 def swipe_up(page: Any, x: float, y: float, distance: float = 300) -> None:

@@ -7,7 +7,6 @@ script only copies a frame's numbers into the picture.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -15,10 +14,10 @@ import pytest
 from ikchain.lesson.content import load_text
 from ikchain.lesson.soft_reach import STATIC_FRAME, frame_words
 
-from .conftest import SCREENSHOTS, PageErrors, _watch
+from .conftest import PHONE, SCREENSHOTS
 from .test_lesson_issue15 import touch_drag
 from .test_lesson_page import open_lesson
-from .test_lesson_phone import PHONE, swipe_up
+from .test_lesson_phone import swipe_up
 
 BLOCK = "#soft-reach"
 #: Drawn coordinates are attribute text of the embedded numbers: equal, to rounding.
@@ -154,18 +153,6 @@ def test_play_moves_both_panels_and_the_slider_sets_the_frame(page: Any, server_
     slider.fill("10")
     assert play.get_attribute("aria-pressed") == "false" and frame_of(page) == 10
     assert_drawn_is_frame(page, data, 10)
-
-
-@pytest.fixture
-def phone(browser: Any, console_errors: PageErrors) -> Iterator[Any]:
-    context = browser.new_context(
-        viewport=PHONE, has_touch=True, is_mobile=True, device_scale_factor=2
-    )
-    tab = context.new_page()
-    _watch(tab, console_errors)
-    yield tab
-    context.close()
-    assert list(console_errors) == [], "the page logged errors"
 
 
 def test_a_finger_drags_the_slider_on_a_phone_and_a_swipe_still_scrolls(
