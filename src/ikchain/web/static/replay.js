@@ -129,6 +129,13 @@
     return JSON.stringify([s.method, s.bones, s.damping, s.iterations, s.bend, s.frame.result.target]);
   };
 
+  // The key of the figure's default state: the one the server's summary and chart
+  // (drawn before any script ran) describe.
+  Panel.prototype.defaultKey = function () {
+    var d = this.fig.defaults;
+    return JSON.stringify([d.method, d.bones, d.damping, d.iterations, d.bend, d.target]);
+  };
+
   Panel.prototype.control = function (name) {
     return this.controls.querySelector('[name="' + name + '"]');
   };
@@ -318,7 +325,9 @@
       this.stop();
       rs.index = null;
     }
-    var stale = !!rs.data && rs.key !== this.key();
+    // a replay the reader asked for, or the server's own of the default state, that no
+    // longer matches the figure
+    var stale = rs.data ? rs.key !== this.key() : !rs.inflight && this.key() !== this.defaultKey();
     var data = rs.data;
     var text;
     if (rs.none && !replayable(s.method)) text = WORDS.analytic_none;
