@@ -255,3 +255,16 @@ def test_no_module_of_the_package_sits_in_an_import_circle():
     graph = import_graph()
     assert "ikchain.bench.drags" in graph["ikchain.bench.server"]  # the reader sees it
     assert circles(graph) == []
+
+
+def test_every_placeholder_the_text_may_use_is_documented():
+    """en.toml's [placeholders] table names every value the server fills in, and no
+    value it does not fill: a reader of the text files can look each one up."""
+    import tomllib
+
+    from ikchain.lesson import words
+
+    path = words.__file__.replace("words.py", "text/en.toml")
+    with open(path, "rb") as handle:
+        documented = set(tomllib.load(handle)["placeholders"])
+    assert documented == set(words.placeholder_values())
