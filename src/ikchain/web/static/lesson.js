@@ -193,6 +193,13 @@
     return parts.join(" ");
   }
 
+  // The page text marks what a script fills in as %name% (the server fills {name}).
+  function fill(template, values) {
+    return String(template || "").replace(/%(\w+)%/g, function (all, name) {
+      return values[name] != null ? String(values[name]) : all;
+    });
+  }
+
   // ------------------------------------------------------------------ figure
   function Figure(el, spec) {
     this.el = el;
@@ -1239,7 +1246,7 @@
   // For the extensions: the one transport, the hooks, and the page's data.
   window.ikchainLesson = {
     transport: transport, hooks: HOOKS, bodyHooks: BODY_HOOKS, data: DATA, labels: LABELS, stamp: stamp,
-    methods: METHODS, takes: takes, linkParts: LINK_PARTS,
+    methods: METHODS, takes: takes, linkParts: LINK_PARTS, fill: fill, pointsText: pointsText,
   };
 
   // Linked tables: a row with data-row loads into the figure it names.

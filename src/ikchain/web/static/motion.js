@@ -15,6 +15,8 @@
 
   var API = window.ikchainLesson;
   if (!API) return;
+  var fill = API.fill;
+  var pointsText = API.pointsText;
   var WORDS = (API.labels && API.labels.motion) || {};
   var METHOD_NAMES = (API.labels && API.labels.controls) || {};
   var FPS = 60;
@@ -22,17 +24,6 @@
   var players = {};
   window.__ikchainMotions = players;
 
-  function fill(template, values) {
-    return String(template || "").replace(/%(\w+)%/g, function (all, name) {
-      return values[name] != null ? String(values[name]) : all;
-    });
-  }
-
-  function pointsText(points) {
-    var parts = [];
-    for (var i = 0; i < points.length; i++) parts.push(points[i][0] + "," + points[i][1]);
-    return parts.join(" ");
-  }
 
   function Player(el, spec) {
     this.el = el;

@@ -25,6 +25,7 @@
 
   var API = window.ikchainLesson;
   if (!API) return;
+  var fill = API.fill;
   var WORDS = (API.labels && API.labels.replay) || {};
   var SVGNS = "http://www.w3.org/2000/svg";
   var STEP_MS = 160; // one step every 160 ms while playing
@@ -33,13 +34,6 @@
 
   function replayable(method) { return !!METHODS[method] && METHODS[method].replay; }
   function jointSteps(method) { return !!METHODS[method] && METHODS[method].joint_steps; }
-
-  // The page text marks what the script fills in as %name% (the server fills {name}).
-  function fill(template, values) {
-    return String(template || "").replace(/%(\w+)%/g, function (all, name) {
-      return values[name] != null ? String(values[name]) : all;
-    });
-  }
 
   function copy(value) { return JSON.parse(JSON.stringify(value)); }
 

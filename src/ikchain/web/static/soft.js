@@ -13,21 +13,12 @@
 (function () {
   "use strict";
 
+  var API = window.ikchainLesson;
+  if (!API) return;
+  var fill = API.fill; // the page text's %name% marks
+  var pointsText = API.pointsText;
   var players = {};
   window.__ikchainSoftReach = players;
-
-  // The page's %name% marks (ikchain.lesson.labels.fill does the same on the server).
-  function fill(template, values) {
-    return String(template || "").replace(/%(\w+)%/g, function (all, name) {
-      return values[name] != null ? String(values[name]) : all;
-    });
-  }
-
-  function pointsText(points) {
-    var parts = [];
-    for (var i = 0; i < points.length; i++) parts.push(points[i][0] + "," + points[i][1]);
-    return parts.join(" ");
-  }
 
   function setAttr(el, name, value) {
     var text = String(value);
