@@ -50,3 +50,11 @@ def test_cli_text_prints_wrapped_angles_while_the_result_keeps_its_own() -> None
     expected = [math.degrees(math.remainder(a, 2 * math.pi)) for a in result.angles]
     assert printed == pytest.approx(expected, abs=1e-4)
     assert format_degrees(result.angles) in line
+
+
+def test_format_count_prints_a_count_or_a_dash_for_none():
+    from ikchain.formatting import format_count
+
+    assert format_count(3096) == "3096"
+    assert format_count(0) == "0"
+    assert format_count(None) == "—"

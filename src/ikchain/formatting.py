@@ -18,6 +18,11 @@ from ikchain.kinematics import wrap_angle
 from ikchain.result import Result
 
 
+def format_count(value: int | None) -> str:
+    """An iteration count as the text prints it: ``—`` for None (not within the budget)."""
+    return "—" if value is None else str(value)
+
+
 def format_number(value: float, digits: int = 6) -> str:
     """Fixed-point text with ``digits`` decimals; tiny magnitudes in scientific form.
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from ikchain.formatting import format_number
+from ikchain.formatting import format_count, format_number
 from ikchain.lesson.frames import ELLIPSE_SCALE, FRAME_ITERATIONS
 from ikchain.lesson.tables import TABLE2_TARGET, TOLERANCE, lesson_chain, table_facts
 from ikchain.solvers import solve
@@ -54,12 +54,11 @@ def transpose_facts() -> dict[str, Any]:
 def transpose_values() -> dict[str, str]:
     """:func:`transpose_facts` as the text prints them (``jt_*`` placeholders)."""
     facts = transpose_facts()
-    count = lambda value: "—" if value is None else str(value)  # noqa: E731
     return {
-        "jt_ccd_default": count(facts["ccd_default"]),
-        "jt_default": count(facts["jt_default"]),
-        "jt_dls_default": count(facts["dls_default"]),
-        "jt_edge": count(facts["jt_edge"]),
+        "jt_ccd_default": format_count(facts["ccd_default"]),
+        "jt_default": format_count(facts["jt_default"]),
+        "jt_dls_default": format_count(facts["dls_default"]),
+        "jt_edge": format_count(facts["jt_edge"]),
         "jt_edge_ratio": format_number(facts["edge_ratio"], 3),
         "ellipse_scale": format_number(facts["ellipse_scale"], 1),
     }

@@ -14,7 +14,7 @@ from importlib import resources
 from typing import Any
 
 from ikchain.caps import CAPS
-from ikchain.formatting import format_number, format_point
+from ikchain.formatting import format_count, format_number, format_point
 from ikchain.lesson import limits, outcomes, rest
 from ikchain.lesson.frames import FRAME_ITERATIONS
 from ikchain.lesson.motion import JUMP_DEGREES
@@ -51,7 +51,6 @@ def placeholder_values() -> dict[str, str]:
     """Every ``{name}`` of the page text, formatted from the chain and the tables."""
     chain = lesson_chain(2)
     facts = table_facts()
-    count = lambda value: "—" if value is None else str(value)  # noqa: E731
     return {
         "L1": format_number(chain.lengths[0], 1),
         "L2": format_number(chain.lengths[1], 1),
@@ -63,10 +62,10 @@ def placeholder_values() -> dict[str, str]:
         "sweeps_short": str(SWEEPS_SHORT),
         "stall_target": f"({STALL_TARGET[0]:.1f}, {STALL_TARGET[1]:g})",
         "stall_error": format_number(facts["stall_error"], 4),
-        "ccd_sweeps_mid": count(facts["ccd_sweeps_mid"]),
-        "ccd_sweeps_edge": count(facts["ccd_sweeps_edge"]),
-        "fabrik_sweeps_edge": count(facts["fabrik_sweeps_edge"]),
-        "dls_sweeps_edge": count(facts["dls_sweeps_edge"]),
+        "ccd_sweeps_mid": format_count(facts["ccd_sweeps_mid"]),
+        "ccd_sweeps_edge": format_count(facts["ccd_sweeps_edge"]),
+        "fabrik_sweeps_edge": format_count(facts["fabrik_sweeps_edge"]),
+        "dls_sweeps_edge": format_count(facts["dls_sweeps_edge"]),
         "cond_mid": format_number(facts["cond_mid"], 1),
         "cond_edge": format_number(facts["cond_edge"], 1),
         "c_short_error": f"{facts['c_short_error']:.1e}",
@@ -82,7 +81,7 @@ def placeholder_values() -> dict[str, str]:
         "growth_from": format_number(facts["growth_from"], 3),
         "growth_to": format_number(facts["growth_to"], 3),
         "growth_span": format_number(100 * (facts["growth_to"] - facts["growth_from"]), 1),
-        "growth_sweeps_from": count(facts["growth_sweeps_from"]),
+        "growth_sweeps_from": format_count(facts["growth_sweeps_from"]),
         "a_short_error": f"{facts['a_short_error']:.1e}",
         "b_short_error": f"{facts['b_short_error']:.1e}",
         # the replay panel (text block [replay])
