@@ -75,13 +75,25 @@ def jacobian_from_angles(lengths: FloatArray, angles: FloatArray) -> FloatArray:
 def condition_from_angles(lengths: FloatArray, angles: FloatArray) -> FloatArray:
     """Condition number of the tip Jacobian for angles (..., n), shape (...).
 
-    The ratio ``σ₁/σ₂`` of the Jacobian's two singular values (numpy's SVD): near 1
+    The ratio ``σ₁/σ₂`` of the Jacobian's two singular values
+    (:func:`condition_from_manipulability` of :func:`manipulability_from_angles`): near 1
     the joints move the tip equally well in every direction; it grows without bound
     as the chain straightens or folds, where no joint can move the tip along the
     line to the root (inf, or about 1e16 from rounding, when exactly straight).
     """
-    jacobian = jacobian_from_angles(lengths, np.asarray(angles, dtype=np.float64))
-    return np.asarray(np.linalg.cond(jacobian), dtype=np.float64)
+    return condition_from_manipulability(manipulability_from_angles(lengths, angles))
+
+
+def condition_from_manipulability(ellipse: FloatArray) -> FloatArray:
+    """``σ₁ / σ₂`` of :func:`manipulability_from_angles`' ellipses (..., 3), shape (...):
+    inf where ``σ₂`` is 0. The one definition of the condition number, so that a caller
+    holding the ellipse (a lesson frame draws it) gets the same number without a
+    second SVD."""
+    ellipse = np.asarray(ellipse, dtype=np.float64)
+    sigma1, sigma2 = ellipse[..., 0], ellipse[..., 1]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = sigma1 / sigma2
+    return np.asarray(np.where(sigma2 > 0.0, ratio, np.inf), dtype=np.float64)
 
 
 def reach_from_lengths(lengths: FloatArray) -> tuple[float, float]:

@@ -27,7 +27,12 @@ from ikchain.family import (
     family_from_angles,
 )
 from ikchain.formatting import format_degrees, format_number, format_point
-from ikchain.kinematics import condition_from_angles, manipulability_from_angles, wrap_angle
+from ikchain.kinematics import (
+    condition_from_angles,
+    condition_from_manipulability,
+    manipulability_from_angles,
+    wrap_angle,
+)
 from ikchain.lesson.limits import held_joints, limits_view
 from ikchain.result import Result
 from ikchain.solvers import DEFAULT_MAX_ITERATIONS, METHODS, OPTIONS, solve
@@ -175,12 +180,15 @@ def frame_from_request(request: FrameRequest) -> dict[str, Any]:
         family = {"position": family_from_angles(chain, target, result.angles)}
     elif chain.n_bones == 4 and chain.limits is None and result.reachable and any(target):
         family = {"positions": list(family4_from_angles(chain, target, result.angles))}
+    # one SVD for the ellipse and the condition number it shows
+    manipulability = manipulability_from_angles(chain.lengths, result.angles)
+    condition = float(condition_from_manipulability(manipulability))
     return {
         # the solved target, reachable and status are the result's (result.target is
         # the smoothed target when smoothing is on: where the ring is drawn)
         "result": result.as_dict(),
         "reach": {"inner": chain.inner_radius, "outer": chain.outer_radius},
-        "readings": readings_from_result(result, chain, iterations),
+        "readings": readings_from_result(result, chain, iterations, condition),
         # the line from the tip to the target: whenever the solve stopped short of it
         # (out of reach, stalled, or at the iteration limit), not only out of reach
         "gap": not result.reachable or str(result.status) != "converged",
@@ -190,15 +198,21 @@ def frame_from_request(request: FrameRequest) -> dict[str, Any]:
         # 2.5: arcs at the joints and which sit at a bound, or None
         "limits": limits_view(chain, result.angles, result.at_limit),
         # 2.2: the manipulability ellipse at the tip, as drawn
-        "ellipse": ellipse_view(chain, result),
+        "ellipse": ellipse_view(chain, result, manipulability=manipulability),
     }
 
 
-def ellipse_view(chain: Chain, result: Result, scale: float = ELLIPSE_SCALE) -> dict[str, Any]:
+def ellipse_view(
+    chain: Chain,
+    result: Result,
+    scale: float = ELLIPSE_SCALE,
+    manipulability: np.ndarray | None = None,
+) -> dict[str, Any]:
     """The manipulability ellipse of ``result``'s pose as the figure draws it.
 
     :func:`ikchain.kinematics.manipulability_from_angles` at the result's angles,
-    placed at its tip and scaled by ``scale`` (m per m/rad).
+    placed at its tip and scaled by ``scale`` (m per m/rad); ``manipulability`` is
+    that function's (3,) answer when the caller has it already.
 
     Returns
     -------
@@ -211,9 +225,9 @@ def ellipse_view(chain: Chain, result: Result, scale: float = ELLIPSE_SCALE) -> 
         ends (m), the line segment a singular pose degenerates to; ``sigma``:
         [σ₁, σ₂] (m/rad); ``scale`` (m per m/rad).
     """
-    sigma1, sigma2, axis = (
-        float(value) for value in manipulability_from_angles(chain.lengths, result.angles)
-    )
+    if manipulability is None:
+        manipulability = manipulability_from_angles(chain.lengths, result.angles)
+    sigma1, sigma2, axis = (float(value) for value in manipulability)
     cx, cy = (float(value) for value in result.joints[-1])
     rx, ry = scale * sigma1, scale * sigma2
     ux, uy = rx * math.cos(axis), rx * math.sin(axis)
