@@ -20,7 +20,7 @@ from ikchain.kinematics import (
     reach_from_lengths,
 )
 from ikchain.result import Result, Status
-from ikchain.solvers import METHODS, default_init, follow, solve
+from ikchain.solvers import METHODS, Solver, default_init, follow, solve
 
 try:  # one source: pyproject.toml's [project] version, as installed
     __version__ = version("ikchain")
@@ -31,6 +31,7 @@ __all__ = [
     "METHODS",
     "Chain",
     "Result",
+    "Solver",
     "Status",
     "__version__",
     "condition_from_angles",

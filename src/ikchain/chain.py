@@ -31,6 +31,7 @@ class Chain:
     """
 
     __slots__ = (
+        "_hash",
         "_kernel_data",
         "_limited",
         "inner_radius",
@@ -44,6 +45,7 @@ class Chain:
     limits: NDArray[np.float64] | None
     _kernel_data: NDArray[np.float64]
     _limited: bool
+    _hash: int
     inner_radius: float
     outer_radius: float
     n_bones: int
@@ -74,6 +76,9 @@ class Chain:
         object.__setattr__(self, "inner_radius", inner)
         object.__setattr__(self, "outer_radius", outer)
         object.__setattr__(self, "n_bones", int(lengths.size))  # and of joints
+        # made once: ikchain.solve() looks its Solver up by the chain, on every call
+        rows = None if limits is None else tuple(map(tuple, limits.tolist()))
+        object.__setattr__(self, "_hash", hash((tuple(lengths.tolist()), rows)))
 
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError(f"Chain is immutable; cannot set {name!r}")
@@ -100,5 +105,4 @@ class Chain:
         return np.array_equal(self.lengths, other.lengths) and same_limits
 
     def __hash__(self) -> int:
-        limits = None if self.limits is None else tuple(map(tuple, self.limits.tolist()))
-        return hash((tuple(self.lengths.tolist()), limits))
+        return self._hash

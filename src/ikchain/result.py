@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import enum
-import functools
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from numpy.typing import NDArray
@@ -42,15 +40,39 @@ class Status(enum.StrEnum):
 # Integer codes used inside the vectorised loop; index into STATUS_BY_CODE.
 STATUS_BY_CODE: tuple[Status, ...] = tuple(Status)
 CODE_BY_STATUS = {status: code for code, status in enumerate(STATUS_BY_CODE)}
+_STATUS_OBJECTS = np.array(STATUS_BY_CODE, dtype=object)
+_CONVERGED = CODE_BY_STATUS[Status.CONVERGED]
+
+#: The fields a Result is made of, in the order of its constructor.
+FIELDS = (
+    "angles",
+    "joints",
+    "end",
+    "target",
+    "error",
+    "min_error",
+    "reachable",
+    "iterations",
+    "status",
+    "method",
+    "trace",
+    "trace_angles",
+    "certified",
+    "at_limit",
+)
 
 
-@dataclass(frozen=True, eq=False)
 class Result:
     """The outcome of :func:`ikchain.solve` for one target or a batch of them.
 
     For a batch of targets with leading shape ``...`` every field carries that
     shape in front; for a single target (shape (2,)) the per-target fields are plain
     Python scalars and ``status`` is a :class:`Status`.
+
+    A Result is a record of one solve: its arrays are its own (a later solve never
+    writes into them, except the one a caller hands back as ``out=``, which then
+    becomes that later solve's Result as a whole). Treat its fields as read-only;
+    :meth:`replace` makes a changed copy.
 
     Attributes
     ----------
@@ -94,20 +116,130 @@ class Result:
         False without limits).
     """
 
+    __slots__ = (
+        "_at_limit",
+        "_codes",
+        "_end",
+        "_joints",
+        "_limits",
+        "_out",
+        "_point",
+        "_status",
+        "_target",
+        "angles",
+        "certified",
+        "error",
+        "iterations",
+        "method",
+        "min_error",
+        "reachable",
+        "trace",
+        "trace_angles",
+    )
+
     angles: NDArray[np.float64]
-    joints: NDArray[np.float64]
-    end: NDArray[np.float64]
-    target: NDArray[np.float64]
+    _joints: NDArray[np.float64] | None
+    _end: NDArray[np.float64] | None
+    _target: NDArray[np.float64] | None
+    _point: NDArray[np.float64] | None  # a single solve's targets (1, 2)
+    _out: NDArray[np.float64] | None  # the kernel's rows, reused by ``out=``
+    _codes: NDArray[np.int64] | None  # a batch's status codes, until status is read
+    _status: Any
+    _at_limit: Any
+    _limits: NDArray[np.float64] | None
     error: Any
     min_error: Any
     reachable: Any
     iterations: Any
-    status: Any
     method: str
-    trace: NDArray[np.float64] | None = None
-    trace_angles: NDArray[np.float64] | None = None
-    certified: Any = True
-    at_limit: Any = None
+    trace: NDArray[np.float64] | None
+    trace_angles: NDArray[np.float64] | None
+    certified: Any
+
+    def __init__(
+        self,
+        angles: NDArray[np.float64],
+        joints: NDArray[np.float64],
+        end: NDArray[np.float64],
+        target: NDArray[np.float64],
+        error: Any,
+        min_error: Any,
+        reachable: Any,
+        iterations: Any,
+        status: Any,
+        method: str,
+        trace: NDArray[np.float64] | None = None,
+        trace_angles: NDArray[np.float64] | None = None,
+        certified: Any = True,
+        at_limit: Any = None,
+    ) -> None:
+        self.angles = angles
+        self._joints = joints
+        self._end = end
+        self._target = target
+        self.error = error
+        self.min_error = min_error
+        self.reachable = reachable
+        self.iterations = iterations
+        self._status = status
+        self._codes = None
+        self.method = method
+        self.trace = trace
+        self.trace_angles = trace_angles
+        self.certified = certified
+        self._at_limit = at_limit
+        self._limits = None
+        self._out = None
+        self._point = None
+
+    # A single solve's joints, tip and target are views of the row the kernel wrote
+    # (and of the target it was given), made when first read: a numpy view costs about
+    # 0.2 µs, as much as a small solve's iteration, and a drag loop reads the angles.
+
+    @property
+    def joints(self) -> NDArray[np.float64]:
+        """Root, joints and tip of the final pose (m), shape (..., n + 1, 2)."""
+        joints = self._joints
+        if joints is None:
+            n = self.angles.shape[-1]
+            row = cast("NDArray[np.float64]", self._out)[0]  # a single solve's row
+            joints = row[n : 3 * n + 2]
+            joints.shape = (n + 1, 2)
+            self._joints = joints
+        return joints
+
+    @property
+    def end(self) -> NDArray[np.float64]:
+        """Tip position, ``joints[..., -1, :]`` (m)."""
+        end = self._end
+        if end is None:
+            end = self._end = self.joints[-1]
+        return end
+
+    @property
+    def target(self) -> NDArray[np.float64]:
+        """The target that was solved for (m), shape (..., 2)."""
+        target = self._target
+        if target is None:
+            point = cast("NDArray[np.float64]", self._point)  # a single solve's (1, 2)
+            target = self._target = point[0]
+        return target
+
+    @property
+    def status(self) -> Any:
+        """Why the solver stopped: a :class:`Status`, or an object array of them."""
+        status = self._status
+        if status is None:  # a batch's codes, turned into Status objects when first read
+            status = self._status = _STATUS_OBJECTS[cast("NDArray[np.int64]", self._codes)]
+        return status
+
+    @property
+    def at_limit(self) -> Any:
+        """Which joints (..., n) sit exactly at one of their bounds."""
+        at_limit = self._at_limit
+        if at_limit is None:
+            at_limit = self._at_limit = at_limit_from_angles(self.angles, self._limits)
+        return at_limit
 
     @property
     def shape(self) -> tuple[int, ...]:
@@ -117,9 +249,39 @@ class Result:
     @property
     def converged(self) -> Any:
         """True where the tip reached the target within the tolerance."""
+        if self._codes is not None:
+            return self._codes == _CONVERGED
         if self.shape == ():
             return self.status is Status.CONVERGED
         return self.status == Status.CONVERGED
+
+    def replace(self, **changes: Any) -> Result:
+        """A copy of this Result with the named fields changed (the others shared).
+
+        Parameters
+        ----------
+        **changes
+            New values by field name (:data:`FIELDS`).
+
+        Raises
+        ------
+        ValueError
+            For a name that is not a field of a Result.
+        """
+        unknown = sorted(set(changes) - set(FIELDS))
+        if unknown:
+            raise ValueError(
+                f"replace: expected fields among {', '.join(FIELDS)}, got {', '.join(unknown)}"
+            )
+        copy = Result(
+            *(changes[name] if name in changes else getattr(self, name) for name in FIELDS)
+        )
+        copy._limits = self._limits
+        if "status" not in changes and self._status is None:
+            copy._status, copy._codes = None, self._codes
+        if "angles" in changes and "at_limit" not in changes:
+            copy._at_limit = None
+        return copy
 
     def as_dict(self) -> dict[str, Any]:
         """Plain-Python rendering (lists, floats, strings) for JSON.
@@ -152,6 +314,15 @@ class Result:
             data["trace_angles"] = _nan_as_none(self.trace_angles)
         return data
 
+    def __repr__(self) -> str:
+        if self.shape == ():
+            return (
+                f"Result(method={self.method!r}, status={str(self.status)!r}, "
+                f"error={self.error!r}, iterations={self.iterations!r}, "
+                f"angles={self.angles.tolist()!r})"
+            )
+        return f"Result(method={self.method!r}, shape={self.shape!r})"
+
 
 def _nan_as_none(array: NDArray[np.float64]) -> Any:
     """Nested lists with None where ``array`` holds NaN (a batch's stopped entries)."""
@@ -169,54 +340,6 @@ def _plain(value: Any) -> Any:
     return value
 
 
-_new = object.__new__
-_STATUS_OBJECTS = np.array(STATUS_BY_CODE, dtype=object)
-
-
-def make_result(
-    angles: NDArray[np.float64],
-    joints: NDArray[np.float64],
-    end: NDArray[np.float64],
-    target: NDArray[np.float64],
-    error: Any,
-    min_error: Any,
-    reachable: Any,
-    iterations: Any,
-    status: Any,
-    method: str,
-    trace: NDArray[np.float64] | None = None,
-    trace_angles: NDArray[np.float64] | None = None,
-    cls: type[Result] = Result,
-    certified: Any = True,
-    at_limit: Any = None,
-) -> Result:
-    """A :class:`Result` (or ``cls``) with these fields, built without the dataclass
-    ``__init__``.
-
-    The frozen dataclass sets each of its fields through ``object.__setattr__``,
-    which costs 1.7 µs a result, as much as a whole single analytic solve; filling
-    the instance dictionary directly costs 0.4 µs and gives the same object.
-    """
-    result = _new(cls)
-    fields = result.__dict__
-    fields["angles"] = angles
-    fields["joints"] = joints
-    fields["end"] = end
-    fields["target"] = target
-    fields["error"] = error
-    fields["min_error"] = min_error
-    fields["reachable"] = reachable
-    fields["iterations"] = iterations
-    fields["status"] = status
-    fields["method"] = method
-    fields["trace"] = trace
-    fields["trace_angles"] = trace_angles
-    fields["certified"] = certified
-    if at_limit is not None:
-        fields["at_limit"] = at_limit
-    return result
-
-
 def at_limit_from_angles(
     angles: NDArray[np.float64], limits: NDArray[np.float64] | None
 ) -> NDArray[np.bool_]:
@@ -226,42 +349,7 @@ def at_limit_from_angles(
     return (angles == limits[:, 0]) | (angles == limits[:, 1])
 
 
-class _OneResult(Result):
-    """A single target's :class:`Result` whose arrays are views of its row of ``out``
-    (and of the targets (1, 2) it was solved for).
-
-    The kernel writes the angles (n) and the joints ((n + 1) × 2) into one row; each
-    array field is made from it on first use (a numpy view costs about 0.2 µs, as
-    much as a small solve's iteration), so a caller that reads only the angles pays
-    for those alone.
-    """
-
-    @functools.cached_property
-    def angles(self) -> NDArray[np.float64]:
-        return self.__dict__["_out"][0, : self.__dict__["_n"]]
-
-    @functools.cached_property
-    def joints(self) -> NDArray[np.float64]:
-        n = self.__dict__["_n"]
-        joints = self.__dict__["_out"][0, n : 3 * n + 2]
-        joints.shape = (n + 1, 2)
-        return joints
-
-    @functools.cached_property
-    def end(self) -> NDArray[np.float64]:
-        return self.joints[-1]
-
-    @functools.cached_property
-    def target(self) -> NDArray[np.float64]:
-        return self.__dict__["_point"][0]
-
-    @functools.cached_property
-    def at_limit(self) -> NDArray[np.bool_]:
-        return at_limit_from_angles(self.angles, self.__dict__["_limits"])
-
-    @property
-    def shape(self) -> tuple[int, ...]:
-        return ()
+_new = object.__new__
 
 
 def result_from_out(
@@ -272,81 +360,92 @@ def result_from_out(
     method: str,
     trace: NDArray[np.float64] | None = None,
     limits: NDArray[np.float64] | None = None,
+    into: Result | None = None,
 ) -> Result:
     """The Result of a solve from the ``out`` array its kernel filled.
 
     ``out`` (B, 3n + 8) holds a row per target: the angles (n), the joints ((n + 1) ×
     2), then the error, min_error, reachable, iterations, status code and certified
-    (``ikchain.solvers.units.RESULT_FIELDS``). ``targets`` (B, 2) were solved for, in
+    (``ikchain.solvers.records.RESULT_FIELDS``). ``targets`` (B, 2) were solved for, in
     the batch ``shape`` (``()``: one target, whose fields are Python scalars and a
     :class:`Status`). ``trace`` (B, k + 1, 1 + n): the errors and poses, if recorded.
-    The array fields are views of ``out``.
+    The array fields are views of ``out``, which the Result keeps (``out=``).
+    ``into``: the Result whose ``out`` this was (``solve(..., out=into)``); every one
+    of its fields is set anew, and it is returned.
     """
     results = 3 * n + 2
+    result = _new(Result) if into is None else into
+    result._out = out
+    result._limits = limits
+    result._at_limit = None
+    result.method = method
     if shape == ():
-        row = out.tolist()[0]  # one call for the six numbers (a view would cost as much)
-        error, min_error, reachable, iterations, code, certified = row[results:]
-        one = _new(_OneResult)
-        fields = one.__dict__  # filled key by key: assigning __dict__ goes through the
-        fields["_out"] = out  # frozen dataclass's __setattr__, twice the cost
-        fields["_n"] = n
-        fields["_point"] = targets
-        fields["error"] = error
-        fields["min_error"] = min_error
-        fields["reachable"] = reachable != 0.0
-        fields["iterations"] = int(iterations)
-        fields["status"] = STATUS_BY_CODE[int(code)]
-        fields["method"] = method
-        fields["trace"] = None if trace is None else trace[0, :, 0]
-        fields["trace_angles"] = None if trace is None else trace[0, :, 1:]
-        fields["certified"] = certified != 0.0
-        fields["_limits"] = limits
-        return one
+        error, min_error, reachable, iterations, code, certified = out.tolist()[0][results:]
+        result.angles = out[0, :n]
+        result._joints = None  # joints, end and target: views made when first read
+        result._end = None
+        result._target = None
+        result._point = targets
+        result.error = error
+        result.min_error = min_error
+        result.reachable = reachable != 0.0
+        result.iterations = int(iterations)
+        result._status = STATUS_BY_CODE[int(code)]
+        result._codes = None
+        result.certified = certified != 0.0
+        result.trace = None if trace is None else trace[0, :, 0]
+        result.trace_angles = None if trace is None else trace[0, :, 1:]
+        return result
     columns = out[:, results:]
-    poses = out[:, :n].reshape(*shape, n)
     joints = out[:, n:results].reshape(*shape, n + 1, 2)
-    result = make_result(
-        poses,
-        joints,
-        joints[..., n, :],
-        targets.reshape(*shape, 2),
-        columns[:, 0].reshape(shape),
-        columns[:, 1].reshape(shape),
-        (columns[:, 2] != 0.0).reshape(shape),
-        columns[:, 3].astype(np.int64).reshape(shape),
-        None,
-        method,
-        None if trace is None else trace[:, :, 0].reshape(*shape, trace.shape[1]),
-        None if trace is None else trace[:, :, 1:].reshape(*shape, trace.shape[1], n),
-        cls=_BatchResult,
-        certified=(columns[:, 5] != 0.0).reshape(shape),
+    result.angles = out[:, :n].reshape(*shape, n)
+    result._joints = joints
+    result._end = joints[..., n, :]
+    result._target = targets.reshape(*shape, 2)
+    result._point = None
+    result.error = columns[:, 0].reshape(shape)
+    result.min_error = columns[:, 1].reshape(shape)
+    result.reachable = (columns[:, 2] != 0.0).reshape(shape)
+    result.iterations = columns[:, 3].astype(np.int64).reshape(shape)
+    result._status = None  # made from the codes when first read (30 ns a target)
+    result._codes = columns[:, 4].astype(np.int64).reshape(shape)
+    result.certified = (columns[:, 5] != 0.0).reshape(shape)
+    result.trace = None if trace is None else trace[:, :, 0].reshape(*shape, trace.shape[1])
+    result.trace_angles = (
+        None if trace is None else trace[:, :, 1:].reshape(*shape, trace.shape[1], n)
     )
-    del result.__dict__["status"]  # the cached property below fills it when read
-    result.__dict__["_out"] = out  # solve(..., out=result) reuses it
-    result.__dict__["_codes"] = columns[:, 4].astype(np.int64).reshape(shape)
-    result.__dict__["_limits"] = limits
     return result
 
 
-class _BatchResult(Result):
-    """A batch :class:`Result` whose ``status`` array is made on first use.
+def out_of(result: Any) -> NDArray[np.float64]:
+    """The memory behind a Result (``solve(..., out=result)`` reuses it).
 
-    An object array of :class:`Status` costs 30 ns a target to fill (a reference per
-    element), a third of a whole batch analytic solve; most callers read the errors
-    or ``converged`` instead, so the status codes wait until ``status`` is read.
+    Raises
+    ------
+    ValueError
+        If ``result`` is not a Result that a solve made.
     """
+    memory = result._out if isinstance(result, Result) else None
+    if memory is None:
+        raise ValueError(
+            f"out: expected a Result returned by ikchain.solve, got {type(result).__name__}"
+        )
+    return memory
 
-    @functools.cached_property
-    def status(self) -> Any:
-        return np.take(_STATUS_OBJECTS, self.__dict__["_codes"])
 
-    @functools.cached_property
-    def at_limit(self) -> NDArray[np.bool_]:
-        return at_limit_from_angles(self.angles, self.__dict__.get("_limits"))
+def with_memory_of(result: Result, source: Result) -> Result:
+    """``result``, made the owner of ``source``'s memory (which ``out=`` reuses): how
+    a solve hands back the changed copy an after-step (soft reach) made of an answer
+    that is then discarded."""
+    result._out = source._out
+    return result
 
-    @property
-    def converged(self) -> Any:
-        codes = self.__dict__.get("_codes")  # absent in a copy made by dataclasses.replace
-        if codes is None:
-            return self.status == Status.CONVERGED
-        return codes == CODE_BY_STATUS[Status.CONVERGED]
+
+def take_fields(into: Result, source: Result) -> Result:
+    """Every field of ``source`` set on ``into`` (which keeps its memory), and ``into``
+    returned: how a solve with ``out=`` hands back its Result after an after-step
+    (soft reach) made a changed copy."""
+    for name in Result.__slots__:
+        if name != "_out":
+            setattr(into, name, getattr(source, name))
+    return into

@@ -237,7 +237,8 @@ def _per_call(
 
 
 def ours(chain: ikchain.Chain, method: str):
-    """``ikchain.solve`` for one target (a list, as user code passes it)."""
+    """``ikchain.solve`` for one target as a drag loop calls it: a list target, and
+    the previous answer as ``init`` and the tolerance passed on every call."""
     solve = ikchain.solve
 
     if method == "analytic":
@@ -249,10 +250,26 @@ def ours(chain: ikchain.Chain, method: str):
 
     def iterative(target, previous):
         if previous is None:
-            return solve(chain, [target[0], target[1]], method=method).angles
-        return solve(chain, [target[0], target[1]], method=method, init=previous).angles
+            return solve(chain, [target[0], target[1]], method=method, tolerance=GOAL).angles
+        return solve(
+            chain, [target[0], target[1]], method=method, init=previous, tolerance=GOAL
+        ).angles
 
     return iterative
+
+
+def through_solver(chain: ikchain.Chain, method: str):
+    """The same calls through one :class:`ikchain.Solver`, made once for the run."""
+    solver = ikchain.Solver(chain, method, tolerance=None if method == "analytic" else GOAL)
+
+    def one(target, previous):
+        return solver([target[0], target[1]], previous).angles
+
+    return one
+
+
+#: The name of a single-solve row that went through a Solver.
+SOLVER_PREFIX = "Solver "
 
 
 def bench_single(
@@ -272,13 +289,18 @@ def bench_single(
         path = drag_path(chain, frames)
         bent = ikchain.default_init(chain)
         solvers = [(m, ours(chain, m)) for m in methods if m != "analytic" or n == 2]
+        solvers += [
+            (SOLVER_PREFIX + m, through_solver(chain, m))
+            for m in methods
+            if m in ("analytic", "dls") and (m != "analytic" or n == 2)
+        ]
         if peers_for is not None:
             peers, skipped = peers_for(chain)
             notes += [f"{n} bones: {line}" for line in skipped]
             solvers += [(peer.name, peer.solve) for peer in peers]
         for name, solve in solvers:
             # ours start from their default (the bent pose), the peers from the same pose
-            start = None if name in methods else bent
+            start = None if name.removeprefix(SOLVER_PREFIX) in methods else bent
             for mode, targets, warm in (("cold", cold_targets, False), ("warm", path, True)):
                 medians: list[float] = []
                 errors = np.zeros(0)
@@ -469,47 +491,51 @@ def bench_limits(count: int, cases: int, repeats: int) -> dict[str, Any]:
 
 
 def bench_threads(count: int, repeats: int) -> dict[str, Any]:
-    """Single solves per second from one thread and from two side by side.
+    """Batches solved per second from one thread and from two side by side.
 
-    The kernels release the GIL; the Python around each call (checks, the Result)
-    holds it. For a small solve (3-bone DLS, about 3 µs of kernel) that Python is as
-    long as the kernel, so two threads cannot get far beyond one: Amdahl's bound is
-    (kernel + Python) / Python. A heavier single solve (12-bone CCD, 64 iterations)
-    shows what the released GIL gives when the kernel dominates.
+    Each thread solves its own batches of 3-bone DLS targets with ikchain's own batch
+    threads set to one, so the figure says what two callers get from the released
+    GIL: the kernels run without it, and a batch's Python (its checks and its
+    Result) is paid once per batch, not per target. (Single small solves gain far
+    less from a second thread: their Python, which holds the GIL, is as long as the
+    kernel.)
     """
     import threading
 
-    def rates(chain: ikchain.Chain, method: str, targets: list[list[float]]) -> dict[str, Any]:
-        options: dict[str, Any] = {} if method == "dls" else {"max_iterations": 64}
-        ikchain.solve(chain, targets[0], method, **options)
+    from ikchain.solvers import threads as batch_threads
 
-        def work(items: list[list[float]]) -> None:
-            for target in items:
-                ikchain.solve(chain, target, method, **options)
+    chain = chain_of(3)
+    solver = ikchain.Solver(chain, "dls", tolerance=GOAL)
+    size = 256
+    batches = [random_reachable(chain, size, 30 + i) for i in range(max(2, count // size))]
+    solver.batch(batches[0])
 
-        def rate(threads: int) -> float:
-            parts = [targets[i::threads] for i in range(threads)]
-            workers = [threading.Thread(target=work, args=(part,)) for part in parts]
-            started = time.perf_counter()
-            for worker in workers:
-                worker.start()
-            for worker in workers:
-                worker.join()
-            return len(targets) / (time.perf_counter() - started)
+    def work(items: list[np.ndarray]) -> None:
+        for targets in items:
+            solver.batch(targets)
 
+    def rate(workers_count: int) -> float:
+        parts = [batches[i::workers_count] for i in range(workers_count)]
+        workers = [threading.Thread(target=work, args=(part,)) for part in parts]
+        started = time.perf_counter()
+        for worker in workers:
+            worker.start()
+        for worker in workers:
+            worker.join()
+        return len(batches) * size / (time.perf_counter() - started)
+
+    batch_threads.set_threads(1)
+    try:
         one, two = [], []
         for _ in range(repeats):
             one.append(rate(1))
             two.append(rate(2))
-        return {
-            "solves_per_s_one_thread": stats(one),
-            "solves_per_s_two_threads": stats(two),
-            "ratio": float(np.median(two) / np.median(one)),
-        }
-
-    small = chain_of(3)
-    data = rates(small, "dls", random_reachable(small, count, 3).tolist())
-    heavy = chain_of(12)
-    data["heavy"] = rates(heavy, "ccd", random_reachable(heavy, max(1, count // 20), 4).tolist())
-    data["load_average"] = os.getloadavg()[0]
-    return data
+    finally:
+        batch_threads.set_threads(None)
+    return {
+        "targets_per_s_one_thread": stats(one),
+        "targets_per_s_two_threads": stats(two),
+        "batch_size": size,
+        "ratio": float(np.median(two) / np.median(one)),
+        "load_average": os.getloadavg()[0],
+    }

@@ -24,13 +24,12 @@ toward the pole: of the two solves, the one that bends more toward it is kept.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from ikchain import kinematics
-from ikchain.result import Result, result_from_out
+from ikchain.result import Result
 
 
 def side_counts(
@@ -101,27 +100,37 @@ def _mirrored(angles: NDArray[np.float64], joints: NDArray[np.float64]) -> NDArr
 
 
 def _where(mask: NDArray[np.bool_], chosen: Result, other: Result) -> Result:
-    """A batch Result holding ``chosen``'s answer where ``mask`` and ``other``'s elsewhere."""
-    first: Any = chosen.__dict__["_out"]
-    second: Any = other.__dict__["_out"]
-    flat = mask.reshape(-1)
-    out = np.where(flat[:, None], first, second)
-    trace = None
+    """A batch Result holding ``chosen``'s answer where ``mask`` and ``other``'s elsewhere,
+    field by field (:meth:`~ikchain.result.Result.replace`)."""
+    per_joint = mask[..., None]
+    trace = trace_angles = None
     if chosen.trace is not None and other.trace is not None:
-        n = chosen.angles.shape[-1]
         rows = max(chosen.trace.shape[-1], other.trace.shape[-1])
-        both = []
-        for result in (chosen, other):
-            assert result.trace is not None and result.trace_angles is not None
-            errors = result.trace.reshape(-1, result.trace.shape[-1])
-            poses = result.trace_angles.reshape(-1, errors.shape[1], n)
-            padded = np.full((errors.shape[0], rows, 1 + n), np.nan)
-            padded[:, : errors.shape[1], 0] = errors
-            padded[:, : errors.shape[1], 1:] = poses
-            both.append(padded)
-        trace = np.where(flat[:, None, None], both[0], both[1])
-    targets = np.asarray(chosen.target).reshape(-1, 2)
-    limits = chosen.__dict__.get("_limits")
-    return result_from_out(
-        out, chosen.shape, chosen.angles.shape[-1], targets, chosen.method, trace, limits
+        errors = [_padded(result.trace, rows, -1) for result in (chosen, other)]
+        poses = [_padded(result.trace_angles, rows, -2) for result in (chosen, other)]
+        trace = np.where(per_joint, errors[0], errors[1])
+        trace_angles = np.where(mask[..., None, None], poses[0], poses[1])
+    angles = np.where(per_joint, chosen.angles, other.angles)
+    joints = np.where(mask[..., None, None], chosen.joints, other.joints)
+    return chosen.replace(
+        angles=angles,
+        joints=joints,
+        end=joints[..., -1, :],
+        error=np.where(mask, chosen.error, other.error),
+        min_error=np.where(mask, chosen.min_error, other.min_error),
+        reachable=np.where(mask, chosen.reachable, other.reachable),
+        iterations=np.where(mask, chosen.iterations, other.iterations),
+        status=np.where(mask, chosen.status, other.status),
+        certified=np.where(mask, chosen.certified, other.certified),
+        trace=trace,
+        trace_angles=trace_angles,
     )
+
+
+def _padded(values: NDArray[np.float64] | None, rows: int, axis: int) -> NDArray[np.float64]:
+    """A trace's entries along ``axis`` NaN-padded to ``rows`` (the longer of two)."""
+    if values is None:
+        raise ValueError("pole: expected both solves traced, got one without a trace")
+    widths = [(0, 0)] * values.ndim
+    widths[axis] = (0, rows - values.shape[axis])
+    return np.pad(values, widths, constant_values=np.nan)

@@ -43,13 +43,13 @@ from numpy.typing import NDArray
 from ikchain import kinematics
 from ikchain.chain import Chain
 from ikchain.checks import check_real
-from ikchain.result import CODE_BY_STATUS, Result, Status, result_from_out
-from ikchain.solvers.records import CERTIFIED as CERTIFIED_FIELD
-from ikchain.solvers.records import CODE, ERROR, MIN_ERROR, REACHABLE
+from ikchain.result import Result, Status
 
-_SOFTENED = float(CODE_BY_STATUS[Status.SOFTENED])
-_CONVERGED = float(CODE_BY_STATUS[Status.CONVERGED])
-_UNREACHABLE = float(CODE_BY_STATUS[Status.UNREACHABLE])
+#: An aimed solve that ended so came as near the eased target as the chain can.
+_REACHED = np.array([Status.CONVERGED, Status.UNREACHABLE], dtype=object)
+# as object arrays: numpy would turn a bare Status (a str) into a string array
+_CONVERGED = np.array(Status.CONVERGED, dtype=object)
+_SOFTENED = np.array(Status.SOFTENED, dtype=object)
 
 
 def check_soft(chain: Chain, soft: Any) -> float:
@@ -90,38 +90,44 @@ def soften(
     solve_with: Callable[[NDArray[np.float64]], Result],
     truth: Callable[[NDArray[np.float64]], Result],
 ) -> Result:
-    """``solve_with(eased targets)``, its fields then told about the true ``targets``.
+    """``solve_with(eased targets)``, its Result then told about the true ``targets``.
 
     ``truth(targets)`` is a solve of the true targets that need not iterate: it gives
     their ``min_error``, ``reachable`` and ``certified`` (and refuses what a solve
-    without ``soft`` would refuse).
+    without ``soft`` would refuse). The answer is the aimed Result with those fields,
+    the errors from the true targets, their status and trace
+    (:meth:`~ikchain.result.Result.replace`).
     """
     true = truth(targets)
     eased = eased_targets(targets, chain.outer_radius, soft)
     aimed = solve_with(eased)
-    out: NDArray[np.float64] = aimed.__dict__["_out"]
-    n = chain.n_bones
-    shape = aimed.shape
-    results = 3 * n + 2
-    flat_true = targets.reshape(-1, 2)
-    tips = out[:, results - 2 : results]
-    error = kinematics.distance(tips, flat_true)
-    moved = np.any(eased.reshape(-1, 2) != flat_true, axis=-1)
-    code = out[:, results + CODE]
-    reached = (code == _CONVERGED) | (code == _UNREACHABLE)
-    code = np.where(error <= tolerance, _CONVERGED, np.where(moved & reached, _SOFTENED, code))
-    out[:, results + ERROR] = error
-    out[:, results + MIN_ERROR] = np.reshape(true.min_error, -1)
-    out[:, results + REACHABLE] = np.reshape(true.reachable, -1)
-    out[:, results + CERTIFIED_FIELD] = np.reshape(true.certified, -1)
-    out[:, results + CODE] = code
+    error = kinematics.distance(aimed.end, targets)
+    moved = np.any(eased != targets, axis=-1)
+    chased = np.asarray(aimed.status, dtype=object)
+    reached = np.isin(chased, _REACHED)
+    status = np.where(error <= tolerance, _CONVERGED, np.where(moved & reached, _SOFTENED, chased))
     trace = None
     if aimed.trace is not None and aimed.trace_angles is not None:
-        poses = aimed.trace_angles.reshape(-1, aimed.trace_angles.shape[-2], n)
+        poses = aimed.trace_angles
         tip = kinematics.joints_from_angles(chain.lengths, np.nan_to_num(poses))[..., -1, :]
-        errors = kinematics.distance(tip, flat_true[:, None, :])
-        errors = np.where(np.isnan(poses[..., 0]), np.nan, errors)
-        trace = np.concatenate((errors[..., None], poses), axis=-1)
-    return result_from_out(
-        out, shape, n, np.array(flat_true, order="C"), aimed.method, trace, chain.limits
+        trace = kinematics.distance(tip, targets[..., None, :])
+        trace = np.where(np.isnan(poses[..., 0]), np.nan, trace)
+    if aimed.shape == ():
+        return aimed.replace(
+            target=np.array(targets, dtype=np.float64),
+            error=float(error),
+            min_error=true.min_error,
+            reachable=true.reachable,
+            certified=true.certified,
+            status=status.item(),
+            trace=trace,
+        )
+    return aimed.replace(
+        target=np.array(targets, dtype=np.float64),
+        error=np.asarray(error, dtype=np.float64),
+        min_error=true.min_error,
+        reachable=true.reachable,
+        certified=true.certified,
+        status=status,
+        trace=trace,
     )

@@ -1,0 +1,208 @@
+"""The kernel plumbing: arrays in, the compiled (or interpreted) kernels run, a Result out.
+
+Everything here works on checked arrays: targets (B, 2) and start poses (B, n),
+(1, n) or (0, n) for the bent default, all C-ordered float64. The kernels themselves
+(numba) are imported on the first solve, not with ``import ikchain``.
+"""
+
+from __future__ import annotations
+
+import math
+from types import ModuleType
+
+import numpy as np
+from numpy.typing import NDArray
+
+from ikchain.chain import Chain
+from ikchain.checks import check_angles, check_batch_shape
+from ikchain.result import Result, result_from_out
+from ikchain.solvers import threads
+from ikchain.solvers.records import CODE as CODE_FIELD
+from ikchain.solvers.records import ITERATIONS, OUTSIDE_LIMITS, out_width
+
+#: A single solve's trace has room for this many entries before it is run again
+#: with room for all of them (the loop is deterministic).
+TRACE_ROOM = 1025
+#: A batch's traces take at most this many floats before the same re-run.
+BATCH_TRACE_FLOATS = 1 << 22
+
+_kernels_cached: tuple[ModuleType, ModuleType, ModuleType] | None = None
+
+
+def kernels() -> tuple[ModuleType, ModuleType, ModuleType]:
+    """The kernel modules ``loop``, ``analytic`` and ``limited``, imported (with numba)
+    on first use."""
+    global _kernels_cached
+    if _kernels_cached is None:
+        from ikchain.solvers import analytic, limited, loop
+
+        _kernels_cached = (loop, analytic, limited)
+    return _kernels_cached
+
+
+_EMPTY: dict[int, tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]] = {}
+
+
+def empties(n: int) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+    """No starts (0, n), nothing found (0, n + 3) and no trace (0, 0, n + 1), made once
+    per n; the kernels only read their (empty) shapes."""
+    made = _EMPTY.get(n)
+    if made is None:
+        made = _EMPTY.setdefault(
+            n, (np.empty((0, n)), np.empty((0, n + 3)), np.empty((0, 0, n + 1)))
+        )
+    return made
+
+
+def out_array(into: Result | None, count: int, n: int) -> NDArray[np.float64]:
+    """A solve's ``out`` (count, 3n + 8): the memory of ``into`` when given (it must
+    fit), else new."""
+    if into is None:
+        return np.empty((count, out_width(n)))
+    from ikchain.result import out_of
+
+    memory = out_of(into)
+    shape = (count, out_width(n))
+    if memory.shape != shape:
+        bones = (memory.shape[1] - out_width(0)) // 3
+        got = f"{memory.shape[0]} targets with {bones} bones"
+        raise ValueError(
+            f"out: expected a Result of {count} targets with {n} bones, got one of {got}"
+        )
+    return memory
+
+
+def check_within_limits(chain: Chain, angles: NDArray[np.float64]) -> None:
+    """Raise for the first start angle outside its joint's limits."""
+    if chain.limits is None:
+        return
+    low, high = chain.limits[:, 0], chain.limits[:, 1]
+    outside = (angles < low) | (angles > high)
+    if np.any(outside):
+        joint = int(np.argwhere(outside)[0][-1])
+        raise ValueError(
+            f"init: expected angles within the joint limits, got joint {joint} outside "
+            f"[{low[joint]!r}, {high[joint]!r}]"
+        )
+
+
+def check_codes(
+    chain: Chain,
+    targets: NDArray[np.float64],
+    shape: tuple[int, ...],
+    out: NDArray[np.float64],
+    starts: NDArray[np.float64] | None,
+) -> None:
+    """Raise for a target the kernel refused (a code < 0): beyond floats, or (``starts``
+    given) a start pose outside the joint limits."""
+    column = 3 * chain.n_bones + 2 + CODE_FIELD
+    if out.shape[0] == 0 or out[:, column].min() >= 0.0:
+        return
+    codes = out[:, column]
+    if starts is not None and (codes == OUTSIDE_LIMITS).any():
+        check_within_limits(chain, starts)
+    bad = np.argwhere(codes.reshape(shape) < 0)
+    where = tuple(int(i) for i in bad[0])
+    point = targets.reshape(*shape, 2)[where]
+    raise ValueError(
+        f"target: expected |target| + ΣL below {np.finfo(np.float64).max:.3g} m (every "
+        f"distance a finite float), got {point.tolist()} with ΣL = {chain.outer_radius!r}"
+        + (f" at index {where}" if shape else "")
+    )
+
+
+def run_analytic(
+    chain: Chain,
+    record: NDArray[np.float64],
+    flat: NDArray[np.float64],
+    shape: tuple[int, ...],
+    into: Result | None,
+) -> Result:
+    """The closed form for targets ``flat`` (B, 2) of the batch ``shape``."""
+    _, analytic, _ = _kernels_cached or kernels()
+    count = flat.shape[0]
+    out = out_array(into, count, 2)
+    if count < threads.PARALLEL_FROM:  # the calling thread alone, as threads.run would
+        analytic.solve_range(chain._kernel_data, record, flat, out, 0, count)
+    else:
+        threads.run(analytic.solve_range, (chain._kernel_data, record, flat, out), count)
+    check_codes(chain, flat, shape, out, None)
+    return result_from_out(out, shape, 2, flat, "analytic", None, chain.limits, into)
+
+
+def run_iterative(
+    chain: Chain,
+    method: str,
+    record: NDArray[np.float64],
+    targets: NDArray[np.float64],
+    shape: tuple[int, ...],
+    starts: NDArray[np.float64],
+    rest: NDArray[np.float64],
+    trace: bool,
+    into: Result | None,
+) -> Result:
+    """Targets (B, 2) from ``starts`` ((B, n), (1, n), or (0, n) for the default)
+    through the method's loop (``loop.SOLVE``); on a limited chain the reach search
+    runs first, once. A path (``record`` with ``follow``) runs in order, on one thread."""
+    from ikchain.solvers.methods import CODE
+    from ikchain.solvers.records import OPT_FOLLOW, OPT_MAX_ITERATIONS
+
+    loop, _, limited = _kernels_cached or kernels()
+    n = chain.n_bones
+    count = targets.shape[0]
+    data = chain._kernel_data
+    _, found, rows = empties(n)
+    if chain._limited:
+        found = np.empty((count, n + 3))
+        threads.run(limited.reach_range, (data, record, targets, found), count)
+    out = out_array(into, count, n)
+    kernel = loop.SOLVE[CODE[method]]
+    checked = starts if starts.shape[0] else None
+    alone = count < threads.PARALLEL_FROM or record[OPT_FOLLOW] != 0.0
+    room = 0
+    if trace:
+        budget = int(record[OPT_MAX_ITERATIONS])
+        room = min(budget + 1, TRACE_ROOM, max(2, BATCH_TRACE_FLOATS // max(1, count * (n + 1))))
+    while True:  # the loop is deterministic: a trace that overflows runs again with room
+        if trace:
+            rows = np.empty((count, room, n + 1))
+        if alone:
+            kernel(data, record, targets, starts, rest, found, out, rows, 0, count)
+        else:
+            threads.run(kernel, (data, record, targets, starts, rest, found, out, rows), count)
+        check_codes(chain, targets, shape, out, checked)
+        if not trace:
+            return result_from_out(out, shape, n, targets, method, None, chain.limits, into)
+        longest = int(out[:, 3 * n + 2 + ITERATIONS].max()) + 1 if count else 1
+        if longest <= room:
+            return result_from_out(
+                out, shape, n, targets, method, rows[:, :longest], chain.limits, into
+            )
+        room = longest
+
+
+def batch_arrays(
+    chain: Chain, target: NDArray[np.float64], init: object
+) -> tuple[NDArray[np.float64], tuple[int, ...], NDArray[np.float64]]:
+    """Targets (..., 2) and start poses (..., n) (None: the default) broadcast: the
+    targets (B, 2), the batch shape, and the starts ((B, n), (1, n) or (0, n))."""
+    n = chain.n_bones
+    if init is None:
+        start = empties(n)[0]
+        start_shape: tuple[int, ...] = ()
+    else:
+        start = check_angles(init, n, "init")  # type: ignore[arg-type]
+        check_within_limits(chain, start)
+        start_shape = start.shape[:-1]
+    shape = check_batch_shape(target.shape[:-1], start_shape)
+    # a C-ordered copy: a broadcast one copies in Fortran order, a layout the kernels
+    # were not compiled for (the first such call would compile for seconds)
+    targets = np.array(np.broadcast_to(target, (*shape, 2)).reshape(-1, 2), order="C")
+    if init is not None:
+        if start_shape == shape:
+            start = np.ascontiguousarray(start.reshape(-1, n), dtype=np.float64)
+        elif math.prod(start_shape) == 1:
+            start = np.ascontiguousarray(start.reshape(1, n), dtype=np.float64)
+        else:
+            start = np.ascontiguousarray(np.broadcast_to(start, (*shape, n)).reshape(-1, n))
+    return targets, shape, start

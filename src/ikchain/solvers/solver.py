@@ -1,0 +1,453 @@
+""":class:`Solver`: a chain, a method and its options, checked once; each call goes
+straight to the kernel.
+
+A drag loop, an animation or a server solves one chain with one set of options
+again and again. A Solver validates them once (:mod:`~ikchain.solvers.options`),
+keeps the record the kernels read, and on each call checks only the target and the
+start pose. Every Result it returns has memory of its own: the next call never
+writes into an earlier answer (``out=`` hands one back on purpose, and that Result
+becomes the new answer as a whole).
+
+Pole and soft reach are steps around the plain solve: the pole's solves both bends
+and picks per target (:mod:`~ikchain.solvers.pole`), soft reach solves the eased
+targets and tells the answer about the true ones (:mod:`~ikchain.solvers.soft`),
+each through Solvers of its own and the public :class:`~ikchain.result.Result`.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from typing import Any, cast
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from ikchain.chain import Chain
+from ikchain.checks import check_angles, check_points
+from ikchain.result import Result, result_from_out, take_fields, with_memory_of
+from ikchain.solvers import runner
+from ikchain.solvers.methods import CODE, ITERATIVE, OPTIONS
+from ikchain.solvers.options import Options, options_from_keywords
+from ikchain.solvers.records import CODE as CODE_FIELD
+from ikchain.solvers.records import out_width
+
+_NO_REST = np.empty(0)
+_FLOAT_TYPES = (float, int, np.float64)
+_LARGEST = sys.float_info.max
+
+
+class Solver:
+    """A chain, a method and its options, validated once, to solve many targets with.
+
+    ``solver(target, init)`` solves one target, ``solver.batch(targets, init)`` many
+    (leading ``...`` dimensions), ``solver.follow(path, init)`` a path in order, each
+    target from the answer before it. :func:`ikchain.solve` is a Solver called once.
+
+    Parameters
+    ----------
+    chain : Chain
+        The chain to pose.
+    method : {"dls", "ccd", "fabrik", "jt", "analytic"}
+        ``analytic`` is the two-bone closed form; the others iterate.
+    max_iterations, tolerance, damping, bend, max_step, trace, rest, rest_weight, pole, soft
+        As in :func:`ikchain.solve`. ``bend`` chooses the default start pose, used
+        where a call gives no ``init``.
+
+    Attributes
+    ----------
+    chain : Chain
+        The chain it poses.
+    method : str
+        The method it runs.
+    options : Options
+        The checked options, defaults filled in.
+
+    Raises
+    ------
+    ValueError
+        For an option the method does not take or a value out of its range, naming
+        what was expected and what was given.
+
+    Examples
+    --------
+    >>> import ikchain
+    >>> solver = ikchain.Solver(ikchain.Chain([0.8, 0.6]), "dls", tolerance=1e-9)
+    >>> first = solver([1.0, 0.5])
+    >>> second = solver([1.0, 0.55], init=first.angles)  # the next frame, warm
+    >>> str(first.status), str(second.status), second.iterations <= first.iterations
+    ('converged', 'converged', True)
+    """
+
+    __slots__ = (
+        "_aimed",
+        "_code",
+        "_limited",
+        "_n",
+        "_plain",
+        "_record",
+        "_rest",
+        "_sides",
+        "_truth",
+        "_width",
+        "chain",
+        "method",
+        "options",
+    )
+
+    chain: Chain
+    method: str
+    options: Options
+
+    def __init__(
+        self,
+        chain: Chain,
+        method: str = "dls",
+        *,
+        max_iterations: int | None = None,
+        tolerance: float | None = None,
+        damping: float | None = None,
+        bend: int | None = None,
+        max_step: float | None = None,
+        trace: bool = False,
+        rest: ArrayLike | None = None,
+        rest_weight: float | None = None,
+        pole: ArrayLike | None = None,
+        soft: float | None = None,
+    ) -> None:
+        options = options_from_keywords(
+            chain,
+            method,
+            {
+                "max_iterations": max_iterations,
+                "tolerance": tolerance,
+                "damping": damping,
+                "bend": bend,
+                "max_step": max_step,
+                "trace": trace or None,
+                "rest": rest,
+                "rest_weight": rest_weight,
+                "pole": pole,
+                "soft": soft,
+            },
+        )
+        self.chain = chain
+        self.method = method
+        self.options = options
+        self._n = chain.n_bones
+        self._limited = chain._limited
+        self._record = options.record
+        self._rest = _NO_REST if options.rest is None else options.rest
+        self._width = out_width(self._n)
+        self._code = 3 * self._n + 2 + CODE_FIELD  # the status code's column of ``out``
+        self._sides: tuple[Solver, Solver] | None = None
+        self._aimed: Solver | None = None
+        self._truth: Solver | None = None
+        if options.pole is not None:  # before: both bends (and a mirror), then a choice
+            plain = options.keywords(pole=None)
+            self._sides = (
+                Solver(chain, method, **plain, bend=1),
+                Solver(chain, method, **plain, bend=-1),
+            )
+        elif options.soft is not None:  # after: the eased targets' answer, told the truth
+            self._aimed = Solver(chain, method, **options.keywords(soft=None))
+            unsolved: dict[str, Any] = {"bend": options.bend} if options.bend_given else {}
+            if method != "analytic":
+                unsolved["max_iterations"] = 0
+            self._truth = Solver(chain, method, **unsolved)
+        # one target, no step around it, no trace: straight to the kernel
+        self._plain = options.pole is None and options.soft is None and not options.trace
+
+    def __repr__(self) -> str:
+        given = ", ".join(f"{k}={v!r}" for k, v in self.options.keywords().items())
+        return f"Solver({self.chain!r}, {self.method!r}{', ' if given else ''}{given})"
+
+    def __call__(self, target: ArrayLike, init: ArrayLike | None = None) -> Result:
+        """Solve for one target.
+
+        Parameters
+        ----------
+        target : array_like, shape (2,)
+            The target for the tip (m).
+        init : array_like, shape (n,), optional
+            The start pose (rad), for the iterative methods; default the bent pose.
+
+        Returns
+        -------
+        Result
+            One target's answer: scalar fields, a :class:`~ikchain.result.Status`.
+
+        Raises
+        ------
+        ValueError
+            For a target that is not one finite point or a start pose that is not one
+            pose within the joint limits (:meth:`batch` solves many).
+        """
+        if self._plain:
+            point = _plain_point(target)
+            if point is not None:
+                if self.method == "analytic":
+                    if init is None:
+                        return self._analytic_one(point)
+                else:
+                    has_start = _plain_start(self._n, init)
+                    if has_start is not None:
+                        return self._iterate_one(point, init if has_start else None)
+        points = check_points(target, "target")
+        if points.shape != (2,):
+            raise ValueError(
+                f"target: expected one point, shape (2,), got shape {points.shape} "
+                "(Solver.batch solves many)"
+            )
+        if init is not None:
+            pose = check_angles(init, self._n, "init")
+            if pose.shape != (self._n,):
+                raise ValueError(
+                    f"init: expected one start pose, shape ({self._n},), got shape "
+                    f"{pose.shape} (Solver.batch takes many)"
+                )
+        return self.solve(points, init)
+
+    def batch(
+        self, targets: ArrayLike, init: ArrayLike | None = None, *, out: Result | None = None
+    ) -> Result:
+        """Solve a batch of targets in one call.
+
+        Parameters
+        ----------
+        targets : array_like, shape (..., 2)
+            Targets (m); the leading dimensions form the batch.
+        init : array_like, shape (..., n), optional
+            Start poses (rad), broadcast against the targets' batch shape.
+        out : Result, optional
+            A Result of an earlier solve with as many targets and bones: this solve
+            writes into its memory instead of allocating, and returns that Result,
+            every field of it now this solve's (the earlier answer is gone, not left
+            half-overwritten).
+
+        Returns
+        -------
+        Result
+            A field per target, with the batch shape in front.
+        """
+        return self.solve(targets, init, out=out)
+
+    def follow(
+        self, path: ArrayLike, init: ArrayLike | None = None, *, out: Result | None = None
+    ) -> Result:
+        """Solve a path of targets in order, each from the answer for the one before it.
+
+        The same answers, to the bit, as a loop of single solves each given the last
+        one's angles as ``init`` (:func:`ikchain.follow`).
+
+        Parameters
+        ----------
+        path : array_like, shape (k, 2)
+            The targets (m), in the order they are solved.
+        init : array_like, shape (n,), optional
+            The first target's start pose (rad).
+        out : Result, optional
+            As in :meth:`batch`.
+
+        Returns
+        -------
+        Result
+            A batch of shape (k,): row i is target i's answer.
+        """
+        if self.method not in ITERATIVE:
+            raise ValueError(
+                f"method: expected one of {', '.join(ITERATIVE)} to follow a path, "
+                f"got {self.method!r}"
+            )
+        points = check_points(path, "path")
+        if points.ndim != 2:
+            raise ValueError(
+                f"path: expected shape (k, 2), one target a row, got shape {points.shape}"
+            )
+        if init is not None:
+            pose = check_angles(init, self._n, "init")
+            if pose.shape != (self._n,):
+                raise ValueError(
+                    f"init: expected the first target's start pose, shape ({self._n},), "
+                    f"got shape {pose.shape}"
+                )
+        return self.solve(points, init, out=out, following=True)
+
+    def solve(
+        self,
+        target: ArrayLike,
+        init: ArrayLike | None = None,
+        *,
+        out: Result | None = None,
+        following: bool = False,
+    ) -> Result:
+        """One target or a batch, by the target's shape: what :func:`ikchain.solve`
+        calls. ``following``: the targets are a path (:meth:`follow`)."""
+        if init is not None and self.method == "analytic":
+            allowed = OPTIONS["analytic"]
+            raise ValueError(f"method 'analytic' takes only {', '.join(sorted(allowed))}; got init")
+        if self._sides is not None:
+            return self._toward_pole(self._sides, target, init, out)
+        if self._aimed is not None and self._truth is not None:
+            return self._softly(self._aimed, self._truth, target, init, out, following)
+        if not following and out is None and not self.options.trace:
+            point = _plain_point(target)
+            if point is not None:
+                if self.method == "analytic":
+                    return self._analytic_one(point)
+                has_start = _plain_start(self._n, init)
+                if has_start is not None:
+                    return self._iterate_one(point, init if has_start else None)
+        points = check_points(target, "path" if following else "target")
+        chain = self.chain
+        if self.method == "analytic":
+            shape = points.shape[:-1]
+            flat = np.array(points, dtype=np.float64).reshape(-1, 2)  # a copy: Result.target
+            return runner.run_analytic(chain, self._record, flat, shape, out)
+        targets, shape, starts = runner.batch_arrays(chain, points, init)
+        record = self.options.follow_record if following else self._record
+        return runner.run_iterative(
+            chain, self.method, record, targets, shape, starts, self._rest, self.options.trace, out
+        )
+
+    # -- one target, straight to the kernel ---------------------------------------------
+
+    def _analytic_one(self, point: tuple[float, float]) -> Result:
+        _, analytic, _ = runner._kernels_cached or runner.kernels()
+        targets = np.empty((1, 2))
+        targets[0, 0], targets[0, 1] = point
+        out = np.empty((1, self._width))
+        analytic.solve_range(self.chain._kernel_data, self._record, targets, out, 0, 1)
+        if out[0, self._code] < 0.0:  # a target beyond floats
+            runner.check_codes(self.chain, targets, (), out, None)
+        return result_from_out(out, (), 2, targets, "analytic", None, self.chain.limits)
+
+    def _iterate_one(self, point: tuple[float, float], init: Any) -> Result:
+        loop, _, limited = runner._kernels_cached or runner.kernels()
+        n = self._n
+        chain = self.chain
+        data = chain._kernel_data
+        record = self._record
+        targets = np.empty((1, 2))
+        targets[0, 0], targets[0, 1] = point
+        starts, found, rows = runner.empties(n)
+        if init is not None:
+            starts = np.empty((1, n))
+            starts[0] = init
+        if self._limited:
+            found = np.empty((1, n + 3))
+            limited.reach_range(data, record, targets, found, 0, 1)
+        out = np.empty((1, self._width))
+        loop.SOLVE[CODE[self.method]](
+            data, record, targets, starts, self._rest, found, out, rows, 0, 1
+        )
+        if out[0, self._code] < 0.0:  # refused: beyond floats, or a start outside the limits
+            runner.check_codes(chain, targets, (), out, starts if init is not None else None)
+        return result_from_out(out, (), n, targets, self.method, None, chain.limits)
+
+    # -- the steps around a solve -----------------------------------------------------------
+
+    def _toward_pole(
+        self, sides: tuple[Solver, Solver], target: ArrayLike, init: Any, out: Any
+    ) -> Result:
+        """Both bends, then the answer on the pole's side (:mod:`ikchain.solvers.pole`)."""
+        from ikchain.solvers.pole import toward_pole
+
+        for name, value in (("init", init), ("out", out)):
+            if value is not None:
+                raise ValueError(
+                    f"pole: chooses the bend from both bent start poses; expected {name} or "
+                    "pole, got both"
+                )
+        up, down = sides
+
+        def solve_with(bend: int | None = None, init: Any = None) -> Result:
+            return (down if bend == -1 else up).solve(target, init)
+
+        pole = cast("NDArray[np.float64]", self.options.pole)  # set with the sides
+        return toward_pole(solve_with, pole, self.options.tolerance, self.chain.limits)
+
+    def _softly(
+        self,
+        aimed: Solver,
+        truth: Solver,
+        target: ArrayLike,
+        init: Any,
+        out: Any,
+        following: bool,
+    ) -> Result:
+        """The eased targets solved, the answer told about the true ones
+        (:mod:`ikchain.solvers.soft`)."""
+        from ikchain.solvers import soft as softening
+
+        points = check_points(target, "path" if following else "target")
+        answers: list[Result] = []
+
+        def solve_eased(eased: NDArray[np.float64]) -> Result:
+            answers.append(aimed.solve(eased, init, out=out, following=following))
+            return answers[-1]
+
+        result = softening.soften(
+            self.chain,
+            points,
+            cast(float, self.options.soft),  # set with the aimed Solver
+            self.options.tolerance,
+            solve_eased,
+            lambda true: truth.solve(true, init),
+        )
+        if out is not None:
+            return take_fields(out, result)
+        return with_memory_of(result, answers[0])  # the eased answer is dropped
+
+
+def _plain_point(target: Any) -> tuple[float, float] | None:
+    """``(tx, ty)`` as Python floats when ``target`` is plainly one finite point.
+
+    A list or tuple of two Python numbers, or a float64 array of shape (2,). Anything
+    else (including every malformed input) returns None and goes through
+    :func:`~ikchain.checks.check_points`, which gives the same numbers and the error
+    messages.
+    """
+    kind = type(target)
+    if kind is list or kind is tuple:
+        if len(target) != 2:
+            return None
+        tx, ty = target
+        if type(tx) not in _FLOAT_TYPES or type(ty) not in _FLOAT_TYPES:
+            return None
+        try:
+            tx, ty = float(tx), float(ty)
+        except OverflowError:  # an int beyond floats: check_points says so
+            return None
+    elif kind is np.ndarray:
+        if target.shape != (2,) or target.dtype != np.float64:
+            return None
+        tx, ty = target.tolist()
+    else:
+        return None
+    if not (math.isfinite(tx) and math.isfinite(ty)):
+        return None
+    return tx, ty
+
+
+def _plain_start(n: int, init: Any) -> bool | None:
+    """Whether ``init`` is one start pose (True), the default (False, for None), or
+    neither plainly (None: the batch path checks it)."""
+    if init is None:
+        return False
+    kind = type(init)
+    if kind is list or kind is tuple:
+        if len(init) != n:
+            return None
+        for value in init:  # finite floats and ints that fit (NaN fails the test too)
+            if type(value) not in _FLOAT_TYPES or not -_LARGEST <= value <= _LARGEST:
+                return None
+        return True
+    if kind is np.ndarray:
+        if init.shape != (n,) or init.dtype != np.float64:
+            return None
+        for value in init.tolist():
+            if not -_LARGEST <= value <= _LARGEST:
+                return None
+        return True
+    return None
