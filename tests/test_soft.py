@@ -205,3 +205,12 @@ def test_follow_with_soft_is_the_loop_of_soft_solves_to_the_bit() -> None:
         tips = _tip(np.array([0.8, 0.6]), followed.angles)
         np.testing.assert_allclose(followed.error, np.linalg.norm(tips - path, axis=-1), atol=1e-12)
         np.testing.assert_allclose(followed.min_error, np.maximum(0.0, d - OUTER), atol=1e-12)
+
+
+def test_the_widest_soft_distance_is_taken_and_one_step_beyond_refused() -> None:
+    """``soft`` may be the whole annulus width ΣL - inner radius, no more."""
+    width = CHAIN.outer_radius - CHAIN.inner_radius
+    result = ikchain.solve(CHAIN, [3.0, 0.0], "analytic", soft=width)
+    assert result.min_error == pytest.approx(3.0 - CHAIN.outer_radius, abs=1e-12)
+    with pytest.raises(ValueError, match="soft: expected a distance in"):
+        ikchain.solve(CHAIN, [3.0, 0.0], "analytic", soft=float(np.nextafter(width, 9.0)))

@@ -114,6 +114,7 @@ def test_out_hands_back_the_same_result_whole_and_true(options: dict) -> None:
     far = np.column_stack((np.full(30, 2.0), np.linspace(-1.0, 1.0, 30)))
     first = solver.batch(near)
     assert np.all(first.converged)
+    assert {str(s) for s in first.status} == {"converged"}  # read, so the object is made
     memory = first.angles
     second = solver.batch(far, out=first)
     assert second is first

@@ -153,3 +153,19 @@ def test_folded_on_a_target_inside_the_inner_circle_it_still_gets_there() -> Non
     assert np.all(result.status == ikchain.Status.UNREACHABLE)
     np.testing.assert_allclose(result.min_error, 0.5 - d, atol=1e-12)
     assert np.all(result.error - result.min_error <= 1e-10)
+
+
+def test_no_joint_turns_more_than_the_trust_region_in_one_step() -> None:
+    """One Jacobian-transpose step turns no joint by more than ``MAX_TURN`` (0.5 rad),
+    however long Buss's step length would make it (a folded chain, a far target)."""
+    rng = np.random.default_rng(31)
+    chain = ikchain.Chain([0.5, 0.4, 0.3])
+    largest = 0.0
+    for _ in range(300):
+        start = rng.uniform(-3.0, 3.0, 3)
+        target = rng.uniform(-1.5, 1.5, 2)
+        after = ikchain.solve(chain, target, "jt", init=start, max_iterations=1).angles
+        turn = np.abs((after - start + np.pi) % (2 * np.pi) - np.pi)
+        largest = max(largest, float(turn.max()))
+        assert np.all(turn <= 0.5 + 1e-12), (start, target, turn)
+    assert largest > 0.4  # some step met the region's edge: the check is not vacuous

@@ -112,22 +112,15 @@ def soften(
         tip = kinematics.joints_from_angles(chain.lengths, np.nan_to_num(poses))[..., -1, :]
         trace = kinematics.distance(tip, targets[..., None, :])
         trace = np.where(np.isnan(poses[..., 0]), np.nan, trace)
-    if aimed.shape == ():
-        return aimed.replace(
-            target=np.array(targets, dtype=np.float64),
-            error=float(error),
-            min_error=true.min_error,
-            reachable=true.reachable,
-            certified=true.certified,
-            status=status.item(),
-            trace=trace,
-        )
-    return aimed.replace(
-        target=np.array(targets, dtype=np.float64),
-        error=np.asarray(error, dtype=np.float64),
-        min_error=true.min_error,
-        reachable=true.reachable,
-        certified=true.certified,
-        status=status,
-        trace=trace,
-    )
+    told: dict[str, Any] = {
+        "target": np.array(targets, dtype=np.float64),
+        "error": np.asarray(error, dtype=np.float64),
+        "min_error": true.min_error,
+        "reachable": true.reachable,
+        "certified": true.certified,
+        "status": status,
+        "trace": trace,
+    }
+    if aimed.shape == ():  # one target: a float and a Status, as every single Result
+        told["error"], told["status"] = float(error), status.item()
+    return aimed.replace(**told)
