@@ -451,3 +451,32 @@ def test_lesson_help_states_every_connection_limit(capsys):
     out = capsys.readouterr().out
     for name, value in CONNECTION_LIMITS.items():
         assert f"{name} = {value:,}" in out
+
+
+def test_ctrl_c_ends_a_compiling_bench_at_once_with_one_line(tmp_path) -> None:
+    """SIGINT while numba compiles (an empty kernel cache): exit status 130 within
+    seconds and one line on stderr, where Python's own handler would wait for the
+    compiler to return (tens of seconds) and print a traceback."""
+    import signal
+    import time
+
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"))
+    env.pop("IKCHAIN_JIT", None)
+    env.pop("NUMBA_DISABLE_JIT", None)
+    command = [sys.executable, "-m", "ikchain", "bench", "--quick", "--no-peers", "--no-startup"]
+    process = subprocess.Popen(
+        [*command, "--json", str(tmp_path / "b.json")],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # as a terminal's
+    )
+    time.sleep(4.0)  # importing, then compiling the first kernels
+    assert process.poll() is None
+    process.send_signal(signal.SIGINT)
+    sent = time.perf_counter()
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == 130
+    assert time.perf_counter() - sent < 5.0
+    assert err.strip().splitlines() == ["ikchain: interrupted"]

@@ -559,15 +559,15 @@ def test_refusals_leave_one_access_log_line_per_class(client, caplog, monkeypatc
     assert "WebSocket '/ws'" in lines[2] and "400 request: expected a JSON object" in lines[2]
 
 
-def test_a_frame_whose_answer_holds_nan_gets_the_reply_checks_message(client):
-    """Joints pinned by limits at 1e308: the answer holds NaN, and the frame's readings
-    failed first with numpy's "SVD did not converge"."""
+def test_limits_pinned_beyond_the_largest_angle_are_refused_by_name(client):
+    """Joints pinned by limits at 1e308 once gave an answer holding NaN (caught only by
+    the reply's check); the chain now refuses such limits, and the page is told why."""
     body = {"id": 8, **GOOD, "limits": [[1e308, 1e308], [1e308, 1e308]]}
     response = post(client, "/api/frame", body)
     assert response.status_code == 400
     answer = response.json()
     assert answer["id"] == 8
-    assert answer["error"].startswith("reply: expected finite numbers in the answer")
+    assert answer["error"].startswith("limits: expected bounds within ±1048576 rad")
 
 
 @pytest.mark.parametrize(

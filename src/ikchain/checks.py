@@ -78,6 +78,16 @@ def check_limits(limits: ArrayLike | None, n_bones: int) -> NDArray[np.float64] 
         raise ValueError(
             f"limits: expected shape ({n_bones}, 2) as (min, max) per joint, got {array.shape}"
         )
+    from ikchain.solvers.methods import LARGEST_ANGLE
+
+    far = np.flatnonzero(np.abs(array).max(axis=1) > LARGEST_ANGLE)
+    if far.size:
+        i = int(far[0])
+        raise ValueError(
+            f"limits: expected bounds within ±{LARGEST_ANGLE:.0f} rad (2**20; for a joint "
+            f"that turns freely, give it [-π, π] or the chain no limits), got joint {i} "
+            f"[{float(array[i, 0])!r}, {float(array[i, 1])!r}]"
+        )
     bad = np.flatnonzero(array[:, 0] > array[:, 1])
     if bad.size:
         i = int(bad[0])
@@ -133,7 +143,12 @@ def check_real(value: Any, name: str) -> float:
     """A finite real number (bools are refused)."""
     if isinstance(value, bool) or not isinstance(value, int | float | np.integer | np.floating):
         raise ValueError(f"{name}: expected a number, got {_describe(value)}")
-    number = float(value)
+    try:
+        number = float(value)
+    except OverflowError:  # an integer beyond floats (10**400)
+        raise ValueError(
+            f"{name}: expected a finite number, got an integer of {len(str(abs(value)))} digits"
+        ) from None
     if not math.isfinite(number):
         raise ValueError(f"{name}: expected a finite number, got {number}")
     return number

@@ -10,6 +10,8 @@ import argparse
 import contextlib
 import errno
 import math
+import os
+import signal
 import socket
 import sys
 import threading
@@ -392,10 +394,41 @@ def _solve(chain: Chain, args: argparse.Namespace, program: bool = False) -> Any
     return result
 
 
+def exit_on_interrupt() -> None:
+    """Make Ctrl+C end this process at once: one line on stderr, exit status 130.
+
+    Python runs a SIGINT handler only between bytecodes of the main thread, so a solve
+    in a compiled kernel, or numba compiling one (tens of seconds in LLVM, called
+    through ctypes without the GIL), would not stop until it returned. The signal's C
+    handler also writes the signal's number to a wake-up pipe, from whatever thread
+    the signal reached (numpy's BLAS threads included); a thread reading that pipe
+    needs only the GIL, which those calls release, to end the process.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        return
+    read_end, write_end = os.pipe()
+    os.set_blocking(write_end, False)
+    signal.set_wakeup_fd(write_end, warn_on_full_buffer=False)
+    # the main thread carries on (no KeyboardInterrupt and its traceback half-printed)
+    # until the thread below ends the process
+    signal.signal(signal.SIGINT, lambda number, frame: None)
+
+    def wait() -> None:
+        while signal.SIGINT not in os.read(read_end, 64):
+            pass
+        sys.stderr.write("ikchain: interrupted\n")
+        sys.stderr.flush()
+        os._exit(130)
+
+    threading.Thread(target=wait, name="ikchain-interrupt", daemon=True).start()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``ikchain`` command; returns the exit status."""
     from_command_line = argv is None
     argv = sys.argv[1:] if argv is None else list(argv)
+    if from_command_line and argv[:1] in (["solve"], ["bench"], ["tables"]):
+        exit_on_interrupt()  # (the lesson server stops on Ctrl+C its own way)
     if argv[:1] == ["bench"]:
         return _run_bench(argv[1:])
     parser = build_parser()

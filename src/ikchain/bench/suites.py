@@ -262,6 +262,13 @@ def through_solver(chain: ikchain.Chain, method: str):
     """The same calls through one :class:`ikchain.Solver`, made once for the run."""
     solver = ikchain.Solver(chain, method, tolerance=None if method == "analytic" else GOAL)
 
+    if method == "analytic":  # no start pose to carry
+
+        def closed(target, previous):
+            return solver([target[0], target[1]]).angles
+
+        return closed
+
     def one(target, previous):
         return solver([target[0], target[1]], previous).angles
 

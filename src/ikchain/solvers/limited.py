@@ -63,8 +63,11 @@ _ULPS = 4.0 * float(np.finfo(np.float64).eps)
 def fit_angle(value: float, low: float, high: float) -> tuple[bool, float]:
     """``value + 2πk`` inside ``[low, high]`` for some integer ``k``, if one is.
 
-    A value a few units in the last place outside is moved onto the bound.
+    A value a few units in the last place outside is moved onto the bound; a value
+    already inside is kept as it is (no other turn of it is nearer).
     """
+    if low <= value <= high:
+        return True, value
     size = max(1.0, abs(low), abs(high))
     slack = _ULPS * size
     k = math.ceil((low - slack - value) / TWO_PI)

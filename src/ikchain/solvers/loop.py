@@ -45,7 +45,7 @@ import numpy as np
 from ikchain.solvers import ccd, dls, fabrik, transpose
 from ikchain.solvers.compiled import copy_into, joints_into, kernel, norm
 from ikchain.solvers.limited import FOUND_CERTIFIED, FOUND_MIN_ERROR, FOUND_POSE, FOUND_POSED
-from ikchain.solvers.methods import CODE, START_BEND
+from ikchain.solvers.methods import CODE, LARGEST_ANGLE, START_BEND
 from ikchain.solvers.records import (
     CERTIFIED,
     CONVERGED,
@@ -228,9 +228,14 @@ def start_pose(
             into[i] = value
         return True
     for i in range(n):
-        into[i] = start[i]
-        if limited and not lows[i] <= start[i] <= highs[i]:
-            return False
+        value = start[i]
+        if limited:
+            if not lows[i] <= value <= highs[i]:
+                return False
+        elif not -LARGEST_ANGLE <= value <= LARGEST_ANGLE:
+            # the same direction (sin and cos reduce exactly), at an angle a turn changes
+            value = math.atan2(math.sin(value), math.cos(value))
+        into[i] = value
     return True
 
 

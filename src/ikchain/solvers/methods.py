@@ -100,6 +100,13 @@ DEFAULT_TOLERANCE = 1e-9
 DEFAULT_DAMPING = 1.0
 #: ``dls`` with a rest pose: each iteration pulls w / (1 + w) of the way toward it.
 DEFAULT_REST_WEIGHT = 1.0
+#: The largest joint angle or limit (rad) taken as it is: 2**20 rad, some 167,000
+#: turns, where a turn still has 33 of the float's 53 bits. Beyond it a turn of a
+#: joint is lost in the angle's rounding (at 1e16 rad one unit in the last place is
+#: two radians), so a limit beyond it is refused and a start angle of a free chain
+#: beyond it is first replaced by the angle in (-π, π] with the same sine and cosine:
+#: the same pose, at angles a solve can turn.
+LARGEST_ANGLE = 2.0**20
 #: Each joint of the default start pose bends by this much (rad), times ``bend``:
 #: slightly bent, never the collinear all-zero pose on which CCD stalls.
 START_BEND = 0.2

@@ -36,8 +36,13 @@ def power_of_two(e: int) -> float:
 
 @kernel()
 def times(x: float, e: int, factor: float) -> float:
-    """``x * 2**e`` rounded once, ``factor`` being :func:`power_of_two` ``(e)``."""
-    return x * factor if factor != 0.0 else math.ldexp(x, e)
+    """``x * 2**e`` rounded once, ``factor`` being :func:`power_of_two` ``(e)``; ±inf
+    where that overflows (compiled and interpreted alike: Python's ``ldexp`` raises)."""
+    if factor != 0.0:
+        return x * factor
+    if x != 0.0 and math.frexp(x)[1] + e > 1024:  # |x| * 2**e >= 2**1024
+        return math.inf if x > 0.0 else -math.inf
+    return math.ldexp(x, e)
 
 
 @kernel()
