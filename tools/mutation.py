@@ -394,6 +394,27 @@ MUTANTS: tuple[Mutant, ...] = (
         "parts[k] = 0.5 * (norm(tx - x, ty - y) + drift) * half[k]",
         ("tests/test_reach_search_bound.py", *LIMIT_TESTS),
     ),
+    Mutant(
+        "limits: a bound past 2**20 rad accepted",
+        "checks.py",
+        "np.abs(array).max(axis=1) > LARGEST_ANGLE",
+        "np.abs(array).max(axis=1) > 1e300",
+        ("tests/test_extreme_values.py",),
+    ),
+    Mutant(
+        "loop: a free start angle past 2**20 rad taken as it is",
+        "solvers/loop.py",
+        "            value = math.atan2(math.sin(value), math.cos(value))",
+        "            pass",
+        ("tests/test_extreme_values.py",),
+    ),
+    Mutant(
+        "checks: an integer beyond floats raises OverflowError",
+        "checks.py",
+        "    except OverflowError:  # an integer beyond floats (10**400)",
+        "    except ZeroDivisionError:",
+        ("tests/test_extreme_values.py",),
+    ),
 )
 
 
