@@ -82,6 +82,8 @@ class Solver:
     __slots__ = (
         "_aimed",
         "_code",
+        "_empty",
+        "_kernel",
         "_limited",
         "_n",
         "_plain",
@@ -140,6 +142,8 @@ class Solver:
         self._rest = _NO_REST if options.rest is None else options.rest
         self._width = out_width(self._n)
         self._code = 3 * self._n + 2 + CODE_FIELD  # the status code's column of ``out``
+        self._kernel = CODE.get(method, -1)  # the loop's kernel (``loop.SOLVE``); -1: analytic
+        self._empty = runner.empties(self._n)  # no starts, nothing found, no trace
         self._sides: tuple[Solver, Solver] | None = None
         self._aimed: Solver | None = None
         self._truth: Solver | None = None
@@ -186,7 +190,7 @@ class Solver:
         if self._plain:
             point = _plain_point(target)
             if point is not None:
-                if self.method == "analytic":
+                if self._kernel < 0:  # analytic
                     if init is None:
                         return self._analytic_one(point)
                 else:
@@ -330,7 +334,7 @@ class Solver:
         record = self._record
         targets = np.empty((1, 2))
         targets[0, 0], targets[0, 1] = point
-        starts, found, rows = runner.empties(n)
+        starts, found, rows = self._empty
         if init is not None:
             starts = np.empty((1, n))
             starts[0] = init
@@ -338,7 +342,7 @@ class Solver:
             found = np.empty((1, n + 3))
             limited.reach_range(data, record, targets, found, 0, 1)
         out = np.empty((1, self._width))
-        loop.SOLVE[CODE[self.method]](
+        loop.SOLVE[self._kernel](
             data, record, targets, starts, self._rest, found, out, rows, 0, 1
         )
         if out[0, self._code] < 0.0:  # refused: beyond floats, or a start outside the limits
