@@ -194,7 +194,44 @@ def solve(
     """
     if init is not None and bend is not None:
         raise ValueError("bend: chooses the default start pose; expected init or bend, got both")
-    if rest is None and pole is None:  # hashable options: the Solver made for them before
+    solver = _solver_for(
+        chain,
+        method,
+        max_iterations=max_iterations,
+        tolerance=tolerance,
+        damping=damping,
+        bend=bend,
+        max_step=max_step,
+        trace=trace,
+        rest=rest,
+        rest_weight=rest_weight,
+        pole=pole,
+        soft=soft,
+    )
+    return solver.solve(target, init, out=out)
+
+
+def _solver_for(
+    chain: Chain,
+    method: str,
+    *,
+    max_iterations: Any,
+    tolerance: Any,
+    damping: Any,
+    bend: Any,
+    max_step: Any,
+    trace: Any,
+    rest: Any,
+    rest_weight: Any,
+    pole: Any,
+    soft: Any,
+) -> Solver:
+    """The Solver for these options, made once for each set of hashable ones: a drag
+    calls ``solve()`` with the same options again and again, and making a Solver
+    (checking every option) costs more than the solve."""
+    key: tuple[Any, ...] | None = None
+    solver = None
+    if rest is None and pole is None:  # (arrays are not hashable)
         key = (
             chain,
             method,
@@ -216,29 +253,11 @@ def solve(
             type(rest_weight),
             type(soft),
         )
-        cached: tuple[Any, ...] | None = key
         try:
             solver = _SOLVERS.get(key)
         except TypeError:  # an unhashable value: the Solver's checks say what is wrong
-            cached, solver = None, None
-        if solver is None:
-            solver = Solver(
-                chain,
-                method,
-                max_iterations=max_iterations,
-                tolerance=tolerance,
-                damping=damping,
-                bend=bend,
-                max_step=max_step,
-                trace=trace,
-                rest_weight=rest_weight,
-                soft=soft,
-            )
-            if cached is not None:
-                if len(_SOLVERS) >= _SOLVERS_KEPT:
-                    _SOLVERS.clear()
-                _SOLVERS[cached] = solver
-    else:
+            key = None
+    if solver is None:
         solver = Solver(
             chain,
             method,
@@ -253,12 +272,14 @@ def solve(
             pole=pole,
             soft=soft,
         )
-    return solver.solve(target, init, out=out)
+        if key is not None:
+            if len(_SOLVERS) >= _SOLVERS_KEPT:
+                _SOLVERS.clear()
+            _SOLVERS[key] = solver
+    return solver
 
 
-#: The Solvers ``solve()`` made, by their options: a drag calls it with the same ones
-#: again and again, and making a Solver (checking every option) costs more than the
-#: solve. A few hundred at most.
+#: The Solvers :func:`_solver_for` made, by their options; a few hundred at most.
 _SOLVERS: dict[tuple[Any, ...], Solver] = {}
 _SOLVERS_KEPT = 256
 
@@ -319,7 +340,7 @@ def follow(
         )
     if init is not None and bend is not None:
         raise ValueError("bend: chooses the default start pose; expected init or bend, got both")
-    solver = Solver(
+    solver = _solver_for(
         chain,
         method,
         max_iterations=max_iterations,
@@ -330,6 +351,7 @@ def follow(
         trace=trace,
         rest=rest,
         rest_weight=rest_weight,
+        pole=None,
         soft=soft,
     )
     return solver.follow(path, init, out=out)

@@ -342,9 +342,7 @@ class Solver:
             found = np.empty((1, n + 3))
             limited.reach_range(data, record, targets, found, 0, 1)
         out = np.empty((1, self._width))
-        loop.SOLVE[self._kernel](
-            data, record, targets, starts, self._rest, found, out, rows, 0, 1
-        )
+        loop.SOLVE[self._kernel](data, record, targets, starts, self._rest, found, out, rows, 0, 1)
         if out[0, self._code] < 0.0:  # refused: beyond floats, or a start outside the limits
             runner.check_codes(chain, targets, (), out, starts if init is not None else None)
         return result_from_out(out, (), n, targets, self.method, None, chain.limits)
