@@ -63,6 +63,8 @@ sphinx_gallery_conf = {
     "image_scrapers": ("matplotlib",),
     "within_subsection_order": "FileNameSortKey",
     "show_memory": False,
+    # the timing pages load jQuery and DataTables from CDNs: the site must work offline
+    "write_computation_times": False,
     "show_signature": False,
     "abort_on_example_error": True,
     "only_warn_on_example_error": False,
