@@ -36,7 +36,7 @@ print(
 fig, axes = plt.subplots(1, 3, figsize=(14, 4.4))
 shown = axes[0].pcolormesh(xs, ys, result.error, shading="auto", cmap="magma")
 fig.colorbar(shown, ax=axes[0], label="end error (m)")
-axes[0].set_title("end error: 0 within reach, the distance to it beyond")
+axes[0].set_title("end error")
 shown = axes[1].pcolormesh(xs, ys, result.iterations, shading="auto", cmap="cividis")
 fig.colorbar(shown, ax=axes[1], label="iterations")
 axes[1].set_title("iterations used")

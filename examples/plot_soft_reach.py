@@ -26,8 +26,13 @@ for soft in (0.0, 0.1, 0.2, 0.3):
     label = "hard clamp (soft = 0)" if soft == 0 else f"soft = {soft} m"
     left.plot(distances, knee, label=label)
     rate = np.abs(np.gradient(knee, distances))
-    middle.semilogy(distances, np.maximum(rate, 1e-3), label=label)
-    right.plot(distances, eased_from_distance(distances, chain.total_length, soft), label=label)
+    middle.semilogy(distances, rate, label=label)
+    aimed = (
+        np.minimum(distances, chain.total_length)  # the hard clamp: straight at ΣL
+        if soft == 0
+        else eased_from_distance(distances, chain.total_length, soft)
+    )
+    right.plot(distances, aimed, label=label)
     softened = int(np.sum(result.status == ikchain.Status.SOFTENED))
     print(f"{label:22} largest knee rate {rate.max():9.1f} °/m, softened targets {softened}")
 left.set_xlabel("target distance (m)")
@@ -36,7 +41,7 @@ left.set_title("the knee as the target slides out")
 middle.set_xlabel("target distance (m)")
 middle.set_ylabel("|d knee / d distance| (°/m)")
 middle.set_title("its rate: the pop, and the easing")
-right.plot(distances, np.minimum(distances, chain.total_length), "k:", lw=1)
+middle.set_ylim(10.0, None)  # beyond reach the hard knee stays at 0: no rate to draw
 right.set_xlabel("target distance d (m)")
 right.set_ylabel("distance aimed at (m)")
 right.set_title("the eased distance")
