@@ -422,14 +422,6 @@ def test_sigterm_with_a_half_sent_body_stops_within_the_bound():
         assert time.monotonic() - start < CONNECTION_LIMITS["shutdown_seconds"] + 3
 
 
-def test_the_readme_states_every_connection_limit():
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = text.split("## The lesson server", 1)[1].split("\n## ", 1)[0]
-    rows = re.findall(r"^\| `(\w+)`[^|]*\| ([\d,]+)(?: s)? \|$", section, flags=re.MULTILINE)
-    stated = {name: int(value.replace(",", "")) for name, value in rows}
-    assert {name: stated.get(name) for name in CONNECTION_LIMITS} == CONNECTION_LIMITS
-
-
 # -- Defect 5: --workers 2 restarts a killed server process ---------------------------------
 
 TWO_WORKERS = """

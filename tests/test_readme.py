@@ -1,13 +1,16 @@
-"""The README's two commands stay true: CI runs exactly the README's test command."""
+"""The README is the front door: its two commands stay true (CI runs exactly its test
+command), its example runs, and it stays short, with no dated figures (those live in
+the docs' changelog and benchmarks pages, tests/test_docs.py)."""
 
 import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+README = ROOT / "README.md"
 
 
 def readme_commands() -> list[str]:
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    text = README.read_text(encoding="utf-8")
     return re.findall(r"```sh\n(.+?)\n```", text)
 
 
@@ -23,42 +26,39 @@ def test_ci_runs_the_readme_test_command():
     assert readme_commands()[1] in ci.splitlines()
 
 
-def test_the_caps_table_is_the_servers():
-    from ikchain.caps import CAPS
+def test_ci_builds_the_docs_with_the_readme_command():
+    """The README's docs build command, warnings as errors, is the one .ci/run runs."""
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    docs = [command for command in readme_commands() if "sphinx-build" in command]
+    assert len(docs) == 1 and " -W " in docs[0]
+    assert docs[0] in ci.splitlines()
 
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    rows = re.findall(r"^\| `(max_\w+)`[^|]*\| ([\d,]+) \|$", text, flags=re.MULTILINE)
-    assert {name: int(value.replace(",", "")) for name, value in rows} == CAPS
+
+def test_the_readme_is_a_front_door():
+    """At most 6,000 characters, and no dated measurements (no 2026-12-04, no '(load
+    1.2)'): the history is the changelog's."""
+    text = README.read_text(encoding="utf-8")
+    assert len(text) <= 6000
+    assert re.findall(r"\b20\d\d-\d\d-\d\d\b", text) == []
+    assert "load average" not in text
 
 
-def test_every_dotted_name_the_readme_cites_resolves_after_import_ikchain():
-    """``ikchain.family.angles_from_family`` and the like, as the README writes them,
-    work after a bare ``import ikchain`` (no ``import ikchain.family`` first); a
-    module named to run with ``python -m`` or imported with ``from`` is not an
-    attribute path."""
-    import subprocess
-    import sys
+def test_the_readme_example_runs():
+    """The README's Python example runs as written."""
+    text = README.read_text(encoding="utf-8")
+    blocks = re.findall(r"```python\n(.+?)```", text, flags=re.DOTALL)
+    assert blocks
+    for block in blocks:
+        exec(compile(block, "README.md", "exec"), {})
 
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    names = sorted(set(re.findall(r"(?<!-m )(?<!from )\bikchain(?:\.[A-Za-z_]\w*)+", text)))
-    assert "ikchain.family" in names  # the README's family sentence is read
-    script = (
-        "import functools, sys, ikchain\n"
-        "bad = []\n"
-        "for name in sys.argv[1:]:\n"
-        "    try:\n"
-        "        functools.reduce(getattr, name.split('.')[1:], ikchain)\n"
-        "    except AttributeError as error:\n"
-        "        bad.append(f'{name}: {error}')\n"
-        "print('\\n'.join(bad))\n"
-        "print('numba' in sys.modules)\n"
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", script, *names], capture_output=True, text=True, check=True
-    )
-    *bad, numba = done.stdout.strip().split("\n")
-    assert [line for line in bad if line] == []
-    assert numba == "False"  # import ikchain still does not import numba
+
+def test_the_readme_links_resolve():
+    """Every relative link and picture of the README names a file in the repository."""
+    text = README.read_text(encoding="utf-8")
+    targets = re.findall(r"\]\(([^)#]+)\)", text)
+    assert "docs/_static/lesson.png" in targets
+    missing = [t for t in targets if "://" not in t and not (ROOT / t).exists()]
+    assert missing == []
 
 
 def test_the_version_is_written_once_in_pyproject():

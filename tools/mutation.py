@@ -12,7 +12,7 @@ so the copy's code is what runs, and quickly). A mutant the tests do not notice
 The list is curated rather than generated: each entry is a mistake that a review
 once made unnoticed (issue 14) or that guards a documented rule. Equivalent mutants
 (changes no test can see because the behaviour is the same) are not listed; the
-README's development section names the ones considered.
+development page of the docs (docs/guide/development.rst) names the ones considered.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ ROOT = Path(__file__).resolve().parent.parent
 SOLVER_TESTS = ("tests/test_contracts.py", "tests/test_solvers.py")
 LIMIT_TESTS = ("tests/test_contracts.py", "tests/test_limits_reach.py")
 FRAME_TESTS = ("tests/test_contracts.py", "tests/test_bend.py")
-#: The lesson's caps, each named by the test that spells the README's value.
+#: The lesson's caps, each named by the test that spells the documented value.
 REPLAY_CAP_TESTS = (
     "tests/test_lesson_extras.py::test_a_replay_whose_reply_would_exceed_the_reply_cap_is_refused_before_work",
     "tests/test_lesson_extras.py::test_replay_and_motion_replies_stay_within_their_bound_and_the_cap",

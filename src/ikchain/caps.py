@@ -1,11 +1,12 @@
 """The caps on one request to the lesson server: one table, read by the server (which
-enforces it), the page (which bounds its inputs by it) and the README (tested equal).
+enforces it), the page (which bounds its inputs by it) and the docs' lesson-server
+guide, docs/guide/server.rst (tested equal).
 
 A request over a cap is refused before any work, with a message naming the cap. Work
 is counted over the broadcast batch: solves (targets × start poses) × bones ×
 iterations (the budget asked for; 1 for the closed form). The work caps come from a
 time budget: a request at the caps must finish in at most ``BUDGET_MS`` on the
-machine the README names, measured by ``ikchain bench caps`` (through the server's
+machine the changelog names, measured by ``ikchain bench caps`` (through the server's
 request path, on one solver thread as the server's heavy-request process runs). A
 batch pays per solve for its result and its reply, so a unit of batch work costs
 more than a unit of one solve: hence two work caps.
@@ -33,7 +34,7 @@ MAX_ANGLE = 1e6
 
 #: Limits on the connections one lesson-server process holds, so that no client can
 #: hold its connections, memory or file descriptors (``ikchain/web/serve.py`` enforces
-#: them; the README's server section states them). Sized for a classroom: 50 pages
+#: them; docs/guide/server.rst states them). Sized for a classroom: 50 pages
 #: behind one NAT address, each with up to 2 WebSockets and a browser's 6 HTTP
 #: connections while it loads, hold at most 400 connections from one address.
 CONNECTION_LIMITS: dict[str, int] = {

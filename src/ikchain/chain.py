@@ -28,6 +28,17 @@ class Chain:
     Notes
     -----
     A chain is immutable: its arrays are read-only, so a solve can never change it.
+
+    Examples
+    --------
+    >>> import ikchain
+    >>> arm = ikchain.Chain([0.8, 0.6], limits=[[-1.5, 1.5], [0.0, 2.5]])
+    >>> arm.n_bones, arm.total_length, round(arm.inner_radius, 12)
+    (2, 1.4, 0.2)
+    >>> arm.lengths[0] = 1.0
+    Traceback (most recent call last):
+        ...
+    ValueError: assignment destination is read-only
     """
 
     __slots__ = (

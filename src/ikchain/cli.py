@@ -206,8 +206,8 @@ def format_connection_limits() -> str:
 
     rows = [f"  {name} = {value:,}" for name, value in CONNECTION_LIMITS.items()]
     return (
-        "connection limits (per server process; the README's server section says what "
-        "each one does):\n" + "\n".join(rows)
+        "connection limits (per server process; the lesson-server guide, "
+        "docs/guide/server.rst, says what each one does):\n" + "\n".join(rows)
     )
 
 

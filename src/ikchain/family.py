@@ -4,7 +4,7 @@
 We parametrise it by the root angle ``a0``: once bone 1 is fixed, the remaining two
 bones form a two-bone chain from joint 1 to the target, solved in closed form. Joint 1
 lies on a circle of radius L1; the root angles that work are those for which the
-target is within the two-bone reach of joint 1,
+target is within the two-bone reach of joint 1::
 
     |L2 - L3| <= |t - j1(a0)| <= L2 + L3,
     |t - j1|² = L1² + d² - 2 L1 d cos(a0 - phi),   phi = atan2(ty, tx),
