@@ -112,7 +112,8 @@ autosummary_context = {
             "min_error_from_target",
             "FloatArray",
         ],
-        "ikchain.solvers": ["solve", "follow", "default_init"],
+        "ikchain.solvers": ["solve", "follow", "default_init", "Solver", "Options"],
+        "ikchain.solvers.solver": ["Solver"],
         "ikchain.solvers.methods": ["METHODS"],
     },
 }

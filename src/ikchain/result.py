@@ -44,7 +44,7 @@ _STATUS_OBJECTS = np.array(STATUS_BY_CODE, dtype=object)
 _CONVERGED = CODE_BY_STATUS[Status.CONVERGED]
 
 #: The fields a Result is made of, in the order of its constructor.
-FIELDS = (
+FIELDS: tuple[str, ...] = (
     "angles",
     "joints",
     "end",
@@ -261,7 +261,7 @@ class Result:
         Parameters
         ----------
         **changes
-            New values by field name (:data:`FIELDS`).
+            New values by field name (those of the class's attributes).
 
         Raises
         ------

@@ -1,10 +1,11 @@
-"""``solve()`` and ``follow()``: a :class:`~ikchain.solvers.solver.Solver` called once.
+"""``solve()`` and ``follow()``: a :class:`~ikchain.Solver` called once.
 
 The modules, one concept each:
 
 * :mod:`~ikchain.solvers.methods`: the table of methods, their options and defaults;
-* :mod:`~ikchain.solvers.options`: the keywords checked once into named :class:`Options`;
-* :mod:`~ikchain.solvers.solver`: :class:`Solver`, which owns them and calls the kernels;
+* :mod:`~ikchain.solvers.options`: the keywords checked once into named
+  :class:`~ikchain.solvers.options.Options`;
+* :mod:`~ikchain.solvers.solver`: :class:`~ikchain.Solver`, which owns them and calls the kernels;
 * :mod:`~ikchain.solvers.runner`: the kernel plumbing (arrays in, a Result out);
 * :mod:`~ikchain.solvers.pole` and :mod:`~ikchain.solvers.soft`: the steps around a solve;
 * ``loop``, ``ccd``, ``fabrik``, ``jt``, ``dls``, ``analytic``, ``limited``: the kernels.

@@ -1,6 +1,6 @@
 """A solve's options: validated once from the keywords and the method table, named fields.
 
-:class:`Options` is what :class:`~ikchain.solvers.solver.Solver` builds from its
+:class:`Options` is what :class:`~ikchain.Solver` builds from its
 keywords: every value checked (expected against given), the defaults of
 :mod:`~ikchain.solvers.methods` filled in, and the float64 record the kernels read
 (``records.OPTION_FIELDS``) made once, for a single target and for a path.

@@ -1,4 +1,4 @@
-""":class:`Solver`: a chain, a method and its options, checked once; each call goes
+""":class:`~ikchain.Solver`: a chain, a method and its options, checked once; each call goes
 straight to the kernel.
 
 A drag loop, an animation or a server solves one chain with one set of options
