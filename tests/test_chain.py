@@ -38,3 +38,17 @@ def test_equal_chains_compare_and_hash_equal():
     assert ikchain.Chain([0.8, 0.6]) == ikchain.Chain((0.8, 0.6))
     assert hash(ikchain.Chain([0.8, 0.6])) == hash(ikchain.Chain((0.8, 0.6)))
     assert ikchain.Chain([0.8, 0.6]) != ikchain.Chain([0.8, 0.6], limits=[[-1, 1], [-1, 1]])
+
+
+def test_a_chain_pickles_as_its_lengths_and_limits() -> None:
+    """multiprocessing and dask.distributed ship a chain by pickling it."""
+    import pickle
+
+    for chain in (ikchain.Chain([0.8, 0.6]), ikchain.Chain([0.5, 0.4], [[-1.0, 1.0], [0.0, 2.0]])):
+        again = pickle.loads(pickle.dumps(chain))
+        assert again == chain and hash(again) == hash(chain)
+        assert again is not chain
+        assert (
+            ikchain.solve(again, [0.6, 0.3]).angles.tolist()
+            == ikchain.solve(chain, [0.6, 0.3]).angles.tolist()
+        )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -93,6 +94,11 @@ class Chain:
 
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError(f"Chain is immutable; cannot set {name!r}")
+
+    def __reduce__(self) -> tuple[type[Chain], tuple[Any, ...]]:
+        """Pickled as its lengths and limits (so ``multiprocessing`` and
+        ``dask.distributed`` can ship it), and checked again when unpickled."""
+        return (Chain, (self.lengths, self.limits))
 
     @property
     def total_length(self) -> float:

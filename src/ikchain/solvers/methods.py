@@ -12,6 +12,7 @@ METHODS: tuple[str, ...] = ("analytic", "ccd", "fabrik", "jt", "dls")
 
 #: The iterative methods, in the order of their kernel codes (:mod:`~ikchain.solvers.loop`).
 ITERATIVE: tuple[str, ...] = ("ccd", "fabrik", "dls", "jt")
+#: Each iterative method's kernel code, its index in :data:`ITERATIVE`.
 CODE: dict[str, int] = {method: code for code, method in enumerate(ITERATIVE)}
 
 #: Options each method takes, beyond the chain and the target.
@@ -95,8 +96,11 @@ def reach_work(n: int) -> int:
     return search_budget(n) * n // 8
 
 
+#: Iteration budget per target when ``max_iterations`` is not given.
 DEFAULT_MAX_ITERATIONS = 200
+#: Goal for the end error (m) when ``tolerance`` is not given.
 DEFAULT_TOLERANCE = 1e-9
+#: Fraction of each correcting step taken when ``damping`` is not given: all of it.
 DEFAULT_DAMPING = 1.0
 #: ``dls`` with a rest pose: each iteration pulls w / (1 + w) of the way toward it.
 DEFAULT_REST_WEIGHT = 1.0
