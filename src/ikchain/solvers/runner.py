@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from types import ModuleType
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -40,6 +41,21 @@ def kernels() -> tuple[ModuleType, ModuleType, ModuleType]:
     return _kernels_cached
 
 
+def entry(kernel: Any) -> Any:
+    """``kernel`` to call with arrays whose types are its one compiled signature's: the
+    compiled code's own entry point, which skips the dispatcher's look-up of the
+    arguments' types (a quarter of a single small solve's kernel call), once numba has
+    compiled it; else the kernel itself (interpreted, or not compiled yet)."""
+    fast = _ENTRIES.get(kernel)
+    if fast is None:
+        overloads = getattr(kernel, "overloads", None)
+        if not overloads or len(overloads) != 1:
+            return kernel
+        fast = _ENTRIES.setdefault(kernel, next(iter(overloads.values())).entry_point)
+    return fast
+
+
+_ENTRIES: dict[Any, Any] = {}
 _EMPTY: dict[int, tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]] = {}
 
 

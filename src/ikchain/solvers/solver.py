@@ -321,7 +321,10 @@ class Solver:
         targets = np.empty((1, 2))
         targets[0, 0], targets[0, 1] = point
         out = np.empty((1, self._width))
-        analytic.solve_range(self.chain._kernel_data, self._record, targets, out, 0, 1)
+        # (fresh arrays of the compiled signature's types: the entry point may take them)
+        runner.entry(analytic.solve_range)(
+            self.chain._kernel_data, self._record, targets, out, 0, 1
+        )
         if out[0, self._code] < 0.0:  # a target beyond floats
             runner.check_codes(self.chain, targets, (), out, None)
         return result_from_out(out, (), 2, targets, "analytic", None, self.chain.limits)
@@ -342,7 +345,8 @@ class Solver:
             found = np.empty((1, n + 3))
             limited.reach_range(data, record, targets, found, 0, 1)
         out = np.empty((1, self._width))
-        loop.SOLVE[self._kernel](data, record, targets, starts, self._rest, found, out, rows, 0, 1)
+        kernel = runner.entry(loop.SOLVE[self._kernel])  # (arrays of the signature's types)
+        kernel(data, record, targets, starts, self._rest, found, out, rows, 0, 1)
         if out[0, self._code] < 0.0:  # refused: beyond floats, or a start outside the limits
             runner.check_codes(chain, targets, (), out, starts if init is not None else None)
         return result_from_out(out, (), n, targets, self.method, None, chain.limits)
