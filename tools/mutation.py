@@ -362,7 +362,7 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "solve: a Solver reused for a value of another type (True for 1)",
         "solvers/__init__.py",
-        "            type(tolerance),\n",
+        "        type(tolerance),\n",
         "",
         ("tests/test_solver_object.py",),
     ),

@@ -195,7 +195,27 @@ def solve(
     """
     if init is not None and bend is not None:
         raise ValueError("bend: chooses the default start pose; expected init or bend, got both")
-    solver = _solver_for(
+    key = None
+    if rest is None and pole is None:  # hashable options (arrays are not): made before?
+        key = _key(
+            chain,
+            method,
+            max_iterations,
+            tolerance,
+            damping,
+            bend,
+            max_step,
+            trace,
+            rest_weight,
+            soft,
+        )
+        try:
+            solver = _SOLVERS.get(key)
+        except TypeError:  # an unhashable value: the Solver's checks say what is wrong
+            solver = key = None
+        if solver is not None:
+            return solver.solve(target, init, out=out)
+    solver = Solver(
         chain,
         method,
         max_iterations=max_iterations,
@@ -209,78 +229,58 @@ def solve(
         pole=pole,
         soft=soft,
     )
+    _keep(key, solver)
     return solver.solve(target, init, out=out)
 
 
-def _solver_for(
+def _key(
     chain: Chain,
     method: str,
-    *,
     max_iterations: Any,
     tolerance: Any,
     damping: Any,
     bend: Any,
     max_step: Any,
     trace: Any,
-    rest: Any,
     rest_weight: Any,
-    pole: Any,
     soft: Any,
-) -> Solver:
-    """The Solver for these options, made once for each set of hashable ones: a drag
-    calls ``solve()`` with the same options again and again, and making a Solver
-    (checking every option) costs more than the solve."""
-    key: tuple[Any, ...] | None = None
-    solver = None
-    if rest is None and pole is None:  # (arrays are not hashable)
-        key = (
-            chain,
-            method,
-            max_iterations,
-            tolerance,
-            damping,
-            bend,
-            max_step,
-            trace,
-            rest_weight,
-            soft,
-            # the types too: 1 == 1.0 == True, but only some of them are valid values
-            type(max_iterations),
-            type(tolerance),
-            type(damping),
-            type(bend),
-            type(max_step),
-            type(trace),
-            type(rest_weight),
-            type(soft),
-        )
-        try:
-            solver = _SOLVERS.get(key)
-        except TypeError:  # an unhashable value: the Solver's checks say what is wrong
-            key = None
-    if solver is None:
-        solver = Solver(
-            chain,
-            method,
-            max_iterations=max_iterations,
-            tolerance=tolerance,
-            damping=damping,
-            bend=bend,
-            max_step=max_step,
-            trace=trace,
-            rest=rest,
-            rest_weight=rest_weight,
-            pole=pole,
-            soft=soft,
-        )
-        if key is not None:
-            if len(_SOLVERS) >= _SOLVERS_KEPT:
-                _SOLVERS.clear()
-            _SOLVERS[key] = solver
-    return solver
+) -> tuple[Any, ...]:
+    """What ``solve()`` and ``follow()`` find their Solver by: the chain (by identity:
+    the cache holds it, so no other object can take its id), the method, the option
+    values and their types (1 == 1.0 == True, but only some of them are valid)."""
+    return (
+        id(chain),
+        method,
+        max_iterations,
+        tolerance,
+        damping,
+        bend,
+        max_step,
+        trace,
+        rest_weight,
+        soft,
+        type(max_iterations),
+        type(tolerance),
+        type(damping),
+        type(bend),
+        type(max_step),
+        type(trace),
+        type(rest_weight),
+        type(soft),
+    )
 
 
-#: The Solvers :func:`_solver_for` made, by their options; a few hundred at most.
+def _keep(key: tuple[Any, ...] | None, solver: Solver) -> None:
+    """Keep ``solver`` for calls with the same options (a drag makes the same call again
+    and again, and making a Solver, checking every option, costs more than the solve);
+    a few hundred at most."""
+    if key is not None:
+        if len(_SOLVERS) >= _SOLVERS_KEPT:
+            _SOLVERS.clear()
+        _SOLVERS[key] = solver
+
+
+#: The Solvers ``solve()`` and ``follow()`` made, by :func:`_key`; each holds its chain.
 _SOLVERS: dict[tuple[Any, ...], Solver] = {}
 _SOLVERS_KEPT = 256
 
@@ -341,7 +341,17 @@ def follow(
         )
     if init is not None and bend is not None:
         raise ValueError("bend: chooses the default start pose; expected init or bend, got both")
-    solver = _solver_for(
+    key = None
+    if rest is None:
+        options = (max_iterations, tolerance, damping, bend, max_step, trace, rest_weight, soft)
+        key = ("follow", *_key(chain, method, *options))
+        try:
+            solver = _SOLVERS.get(key)
+        except TypeError:
+            solver = key = None
+        if solver is not None:
+            return solver.follow(path, init, out=out)
+    solver = Solver(
         chain,
         method,
         max_iterations=max_iterations,
@@ -352,7 +362,7 @@ def follow(
         trace=trace,
         rest=rest,
         rest_weight=rest_weight,
-        pole=None,
         soft=soft,
     )
+    _keep(key, solver)
     return solver.follow(path, init, out=out)
