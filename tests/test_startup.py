@@ -144,13 +144,27 @@ def test_the_server_answers_while_its_kernels_compile(monkeypatch: pytest.Monkey
     from starlette.testclient import TestClient
 
     release = threading.Event()
-    app = _gated_app(monkeypatch, lambda: release.wait(60))
+    noted = threading.Event()
+
+    def compiling(progress) -> None:  # two of five kernels done, then held
+        for done in range(3):
+            progress(done, 5, f"kernel_{done}")
+        noted.set()
+        release.wait(60)
+
+    app = _gated_app(monkeypatch, compiling)
     frame = {"id": "f", "lengths": [0.8, 0.6], "target": [1.0, 0.6], "method": "ccd"}
     with TestClient(app, base_url="http://127.0.0.1:8000") as client:
+        assert noted.wait(60)
         page = client.get("/")
         assert page.status_code == 503 and page.headers["retry-after"] == "2"
         assert "正在准备求解器" in page.text and 'http-equiv="refresh"' in page.text
-        assert "Preparing the solvers" in client.get("/?lang=en").text
+        english = client.get("/?lang=en").text
+        assert "Preparing the solvers" in english
+        # real progress, from compile_kernels' own callback
+        assert '<progress max="5" value="2">' in english
+        assert "2 of 5 solver kernels ready; now: kernel_2" in english
+        assert "已完成 2 / 5 个求解内核，正在处理：kernel_2" in page.text
         assert client.get("/static/lesson.css").status_code == 200
         answers: list[object] = []
         waiting = threading.Thread(
@@ -168,7 +182,7 @@ def test_the_server_answers_while_its_kernels_compile(monkeypatch: pytest.Monkey
 def test_a_failed_start_says_so_on_every_request(monkeypatch: pytest.MonkeyPatch) -> None:
     from starlette.testclient import TestClient
 
-    def broken() -> None:
+    def broken(progress) -> None:
         raise OSError("no room to compile")
 
     frame = {"id": "f", "lengths": [0.8, 0.6], "target": [1.0, 0.6]}

@@ -398,7 +398,8 @@ def build_app(
     readiness = Readiness()
 
     async def prepare() -> None:
-        await run_in_threadpool(compile_kernels)  # the first drag must not wait for numba
+        # the first drag must not wait for numba; the notice page shows how far it got
+        await run_in_threadpool(compile_kernels, readiness.note)
         workers.start()  # after the compile: the heavy process then loads the kernels
         await run_in_threadpool(workers.costs.calibrate)  # what a light solve costs here
         await workers.started()  # the heavy process too
@@ -434,6 +435,12 @@ class Readiness:
         self.done = asyncio.Event()
         self.task: asyncio.Task[None] | None = None
         self.failure: BaseException | None = None
+        #: How far the kernels' compile (or load) is: (done, total, the kernel now).
+        self.progress: tuple[int, int, str] | None = None
+
+    def note(self, done: int, total: int, name: str) -> None:
+        """``compile_kernels``'s progress (called from its thread; one assignment)."""
+        self.progress = (done, total, name)
 
     def begin(self, work: Coroutine[Any, Any, None]) -> None:
         async def run() -> None:
@@ -467,16 +474,18 @@ class Ready:
     start-up work is done; if it failed, a 503 (or a WebSocket close) says so. The page
     itself, asked for meanwhile, is a short notice that reloads every two seconds."""
 
-    #: The notice, in the page's languages: (title, text).
-    STARTING: ClassVar[dict[str, tuple[str, str]]] = {
+    #: The notice, in the page's languages: (title, text, the progress line).
+    STARTING: ClassVar[dict[str, tuple[str, str, str]]] = {
         "zh": (
             "正在准备求解器",
-            "第一次运行时要先编译求解器，大约需要二十秒。本页每两秒自动刷新一次。",
+            "第一次运行时要先编译求解器（以后直接从缓存读取）。本页每两秒自动刷新一次。",
+            "已完成 {done} / {total} 个求解内核，正在处理：{name}",
         ),
         "en": (
             "Preparing the solvers",
-            "On the first run the solvers are compiled first, which takes about twenty "
-            "seconds. This page reloads itself every two seconds.",
+            "On the first run the solvers are compiled first (later runs load them from a "
+            "cache). This page reloads itself every two seconds.",
+            "{done} of {total} solver kernels ready; now: {name}",
         ),
     }
 
@@ -488,12 +497,19 @@ class Ready:
         lang = (
             "en" if "lang=en" in scope.get("query_string", b"").decode("latin-1").lower() else "zh"
         )
-        title, text = self.STARTING[lang]
+        title, text, line = self.STARTING[lang]
+        progress = self.readiness.progress
+        shown = ""
+        if progress is not None and progress[0] < progress[1]:  # kernels still to come
+            done, total, name = progress
+            words = html.escape(line.format(done=done, total=total, name=name))
+            shown = f'<p><progress max="{total}" value="{done}"></progress> {words}</p>'
         body = (
             f'<!doctype html><html lang="{"zh-CN" if lang == "zh" else "en"}"><head>'
             '<meta charset="utf-8"><meta http-equiv="refresh" content="2">'
             '<meta name="viewport" content="width=device-width, initial-scale=1">'
-            f"<title>{title}</title></head><body><h1>{title}</h1><p>{text}</p></body></html>"
+            f"<title>{title}</title></head><body><h1>{title}</h1><p>{text}</p>{shown}"
+            "</body></html>"
         )
         return HTMLResponse(body, status_code=503, headers={"Retry-After": "2", **SECURITY_HEADERS})
 
