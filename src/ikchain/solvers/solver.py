@@ -35,6 +35,8 @@ from ikchain.solvers.records import out_width
 _NO_REST = np.empty(0)
 _FLOAT_TYPES = (float, int, np.float64)
 _LARGEST = sys.float_info.max
+#: numpy's float64 dtype, one object: ``is`` tests it four times faster than ``==``.
+_FLOAT64 = np.dtype(np.float64)
 
 
 class Solver:
@@ -426,7 +428,7 @@ def _plain_point(target: Any) -> tuple[float, float] | None:
         except OverflowError:  # an int beyond floats: check_points says so
             return None
     elif kind is np.ndarray:
-        if target.shape != (2,) or target.dtype != np.float64:
+        if target.shape != (2,) or target.dtype is not _FLOAT64:
             return None
         tx, ty = target.tolist()
     else:
@@ -450,7 +452,7 @@ def _plain_start(n: int, init: Any) -> bool | None:
                 return None
         return True
     if kind is np.ndarray:
-        if init.shape != (n,) or init.dtype != np.float64:
+        if init.shape != (n,) or init.dtype is not _FLOAT64:
             return None
         for value in init.tolist():
             if not -_LARGEST <= value <= _LARGEST:
