@@ -199,3 +199,22 @@ def test_a_failed_start_says_so_on_every_request(monkeypatch: pytest.MonkeyPatch
             "ok": False,
             "error": "server: expected the solvers to start, got OSError",
         }
+
+
+def test_the_startup_bench_calls_a_lesson_usable_only_when_it_solves() -> None:
+    """``ikchain bench startup``'s "usable" mark: the page with its tables and a frame
+    solved over HTTP and over the WebSocket, on a real server; a server that answers
+    the page but refuses frames is not usable."""
+    from ikchain.bench import startup
+    from ikchain.web.runner import running_server
+
+    with running_server() as url:
+        startup._usable(url + "/")
+        broken = dict(startup._FRAME, method="newton")
+        original = startup._FRAME
+        try:
+            startup._FRAME = broken
+            with pytest.raises(Exception, match=r"400|not solved"):
+                startup._usable(url + "/")
+        finally:
+            startup._FRAME = original
