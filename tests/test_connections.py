@@ -499,3 +499,98 @@ def test_a_killed_server_process_is_started_again():
     stderr = process.stderr.read()
     assert stderr.count("starting a new one") == 1, stderr[-2000:]
     assert f"a server process (pid {worker}) ended" in stderr
+
+
+# -- Malformed request lines ------------------------------------------------------------------
+
+
+def test_a_request_line_beyond_ascii_gets_a_json_400_and_one_clear_log_line():
+    """Invalid UTF-8 in a request line: a JSON 400 naming what was expected, one log
+    line naming the client (no traceback, not uvicorn's bare warning), and the server
+    serves on."""
+    server = Server()
+    lines = (b"GET /\xff\xfe HTTP/1.1", b"GET /?lang=\xc3\x28 HTTP/1.1", b"\xc3\x28 / HTTP/1.1")
+    try:
+        for line in lines:
+            with connect(server.port) as sock:
+                sock.sendall(line + b"\r\nHost: 127.0.0.1\r\n\r\n")
+                head, _, body = read_all(sock).partition(b"\r\n\r\n")
+            assert head.startswith(b"HTTP/1.1 400"), head
+            assert b"content-type: application/json" in head.lower(), head
+            assert "expected an HTTP/1.1 request line" in json.loads(body)["error"]
+        with connect(server.port) as sock:  # after a request answered on the connection
+            sock.sendall(request(port=server.port, close=False).encode() + lines[0] + b"\r\n\r\n")
+            answer = read_all(sock)
+        assert answer.startswith(b"HTTP/1.1 200") and b"HTTP/1.1 400" in answer
+        assert get(server.port).startswith(b"HTTP/1.1 200")
+    finally:
+        stderr = server.stop()
+    assert "Traceback" not in stderr and "Invalid HTTP request" not in stderr, stderr
+    assert stderr.count("refused a malformed request from 127.0.0.1") == 1, stderr
+
+
+class FakeTransport:
+    def __init__(self):
+        self.written = b""
+        self.closed = False
+
+    def write(self, data):
+        self.written += data
+
+    def close(self):
+        self.closed = True
+
+    def is_closing(self):
+        return self.closed
+
+    def get_extra_info(self, name, default=None):
+        return ("127.0.0.1", 5000) if name == "peername" else default
+
+    def get_protocol(self):
+        return None
+
+    def set_protocol(self, protocol):
+        pass
+
+    def pause_reading(self):
+        pass
+
+    def resume_reading(self):
+        pass
+
+
+def test_a_request_the_parser_chokes_on_gets_a_json_400_not_a_traceback(monkeypatch, caplog):
+    """Bytes a parser lets through and uvicorn's request handling then fails on (a
+    request line it decodes as ASCII, say) end in a JSON 400 and one log line."""
+    import asyncio
+
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+    from uvicorn.server import ServerState
+
+    from ikchain.web import serve
+
+    def choke(self):
+        raise UnicodeDecodeError("ascii", b"\xff", 0, 1, "ordinal not in range(128)")
+
+    monkeypatch.setattr(H11Protocol, "handle_events", choke)
+
+    async def app(scope, receive, send):  # pragma: no cover - never reached
+        raise AssertionError
+
+    async def scenario():
+        config = serve.lesson_config(app, serve.Limits())
+        config.load()
+        protocol = serve.LessonHTTP(config, ServerState(), {})
+        transport = FakeTransport()
+        protocol.connection_made(transport)
+        protocol.data_received(b"GET /\xff HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        protocol.connection_lost(None)
+        return transport
+
+    with caplog.at_level("INFO", logger="ikchain.web"):
+        transport = asyncio.run(scenario())
+    head, _, body = transport.written.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 400") and transport.closed
+    assert "expected an HTTP/1.1 request line" in json.loads(body)["error"]
+    lines = [r.getMessage() for r in caplog.records if "malformed request" in r.getMessage()]
+    assert len(lines) == 1 and "UnicodeDecodeError" in lines[0], lines

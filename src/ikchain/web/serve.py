@@ -328,7 +328,7 @@ async def serve_socket(server: uvicorn.Server, sock: socket.socket) -> None:
     loop.set_exception_handler(_ThrottledErrors())
     uvicorn_log = logging.getLogger("uvicorn.error")
     if not any(isinstance(f, _ThrottledRecords) for f in uvicorn_log.filters):
-        uvicorn_log.addFilter(_ThrottledRecords())  # "Invalid HTTP request received." ...
+        uvicorn_log.addFilter(_ThrottledRecords())
     _book(server.server_state, server.config)  # now, while the open files are few
     await server.serve(sockets=[sock])
 
@@ -391,8 +391,14 @@ class _ThrottledRecords(logging.Filter):
         self.last: dict[str, float] = {}
         self.held: Counter[str] = Counter()
 
+    #: uvicorn's lines that the lesson's own replace (:meth:`LessonHTTP.send_400_response`
+    #: logs the client and the reason instead).
+    REPLACED = frozenset({"Invalid HTTP request received."})
+
     def filter(self, record: logging.LogRecord) -> bool:
         kind = str(record.msg)
+        if kind in self.REPLACED:
+            return False
         now = time.monotonic()
         if now - self.last.get(kind, -LOG_EVERY_SECONDS) < LOG_EVERY_SECONDS:
             self.held[kind] += 1
@@ -464,6 +470,7 @@ class Book:
         self.ws_buffered = 0
         self.refused = Throttled(logging.WARNING)
         self.closed = Throttled(logging.INFO)
+        self.malformed = Throttled(logging.WARNING)
 
     def admit(self, transport: asyncio.BaseTransport) -> str | None:
         """Count ``transport`` in, or say (as an error message) why not."""
@@ -528,12 +535,25 @@ def _book(server_state: ServerState, config: Any) -> Book:
     return book
 
 
-def _timeout_answer(message: str) -> bytes:
+#: What a request that cannot be parsed as HTTP/1.1 is told (with a 400).
+MALFORMED_REQUEST = (
+    "request: expected an HTTP/1.1 request line and headers in ASCII (a percent-encoded "
+    "path and query), got bytes that do not parse"
+)
+
+
+def _error_answer(status: int, phrase: str, message: str) -> bytes:
     body = json.dumps({"ok": False, "error": message}).encode()
     return (
-        b"HTTP/1.1 408 Request Timeout\r\ncontent-type: application/json\r\n"
-        b"connection: close\r\n" + b"content-length: %d\r\n\r\n" % len(body) + body
+        b"HTTP/1.1 %d %s\r\ncontent-type: application/json\r\n" % (status, phrase.encode())
+        + b"connection: close\r\n"
+        + b"content-length: %d\r\n\r\n" % len(body)
+        + body
     )
+
+
+def _timeout_answer(message: str) -> bytes:
+    return _error_answer(408, "Request Timeout", message)
 
 
 class LessonHTTP(H11Protocol):
@@ -561,8 +581,27 @@ class LessonHTTP(H11Protocol):
     def data_received(self, data: bytes) -> None:
         if self.refused:
             return  # read and dropped until the linger ends
-        super().data_received(data)
+        try:
+            super().data_received(data)
+        except Exception as error:  # bytes a parser let through and the server choked on
+            self._malformed(f"{type(error).__name__} while reading it")
+            return
         self._check()
+
+    def send_400_response(self, msg: str) -> None:
+        """A request h11 cannot parse (bytes beyond ASCII in its request line, say):
+        a JSON 400, and one log line naming the client, not uvicorn's warning."""
+        self._malformed("its request line or headers do not parse as HTTP/1.1")
+
+    def _malformed(self, why: str) -> None:
+        client = _client(self.transport)
+        self.book.malformed(f"ikchain lesson: refused a malformed request from {client}: {why}")
+        if self.transport.is_closing():
+            return
+        cycle = self.cycle
+        if cycle is None or not cycle.response_started or cycle.response_complete:
+            self.transport.write(_error_answer(400, "Bad Request", MALFORMED_REQUEST))
+        self.transport.close()
 
     def connection_lost(self, exc: Exception | None) -> None:
         if self.refused:
