@@ -289,6 +289,8 @@ def test_a_request_that_stalls_is_closed_at_its_timeout(short, sent):
 
 
 def test_the_per_client_cap_refuses_at_once_and_serves_the_others(short):
+    """Connections that all just opened (none idle yet): the next one from their
+    address gets a 503 at once; other addresses are served."""
     cap = SHORT["client_connections"]
     held = [connect(short.port) for _ in range(cap - 2)]
     held += [ws_open(short.port)[0] for _ in range(2)]  # WebSockets count too
@@ -311,6 +313,43 @@ def test_the_per_client_cap_refuses_at_once_and_serves_the_others(short):
     finally:
         for sock in held:
             sock.close()
+
+
+@pytest.mark.parametrize("cap", ["client_connections", "connections"])
+def test_idle_connections_make_room_for_a_new_page_oldest_first(cap):
+    """One client holds idle WebSockets up to a cap (its address's, or all the server
+    takes): a page opened later is still served, its HTTP request and its WebSocket's
+    frame; the sockets idle longest are closed to make room (1013), the rest stay."""
+    server = Server({**SHORT, "ws_idle_seconds": 60})
+    count = SHORT[cap]
+    held = []
+    try:
+        with connect(server.port, "127.0.0.7", timeout=300) as warm:  # render the page once
+            warm.sendall(request("/", server.port).encode())
+            assert read_all(warm).startswith(b"HTTP/1.1 200")
+        for index in range(count):
+            source = "127.0.0.2" if cap == "client_connections" else f"127.0.0.{2 + index % 3}"
+            held.append(ws_open(server.port, source)[0])
+            time.sleep(0.02)
+        time.sleep(1.3)  # idle for longer than the server's idle_after_seconds (1 s)
+        newcomer = "127.0.0.2" if cap == "client_connections" else "127.0.0.9"
+        with connect(server.port, newcomer) as loading:  # the page, kept alive, ...
+            loading.sendall(request("/", server.port, close=False).encode())
+            loading.settimeout(5)
+            assert loading.recv(12) == b"HTTP/1.1 200"
+            page, head = ws_open(server.port, newcomer)  # ... and its WebSocket
+            with page:
+                assert head.startswith(b"HTTP/1.1 101"), head
+                assert ws_roundtrip(page)["ok"] is True
+        assert ws_close_code(held[0], 2.0) == 1013
+        assert ws_close_code(held[1], 2.0) == 1013
+        assert closed_within(held[2], 0.3) is None  # still open
+        assert ws_roundtrip(held[2])["ok"] is True
+    finally:
+        for sock in held:
+            sock.close()
+        stderr = server.stop()
+    assert "idle for" in stderr and "to serve a new one" in stderr
 
 
 def test_the_total_cap_refuses_at_once(short):

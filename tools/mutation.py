@@ -206,6 +206,23 @@ MUTANTS: tuple[Mutant, ...] = (
         REPLAY_CAP_TESTS,
     ),
     Mutant(
+        "serve: a connection at a cap refused though an idle one could make room",
+        "web/serve.py",
+        "if moment is not None and moment <= since:",
+        "if moment is not None and moment <= since - 1e9:",
+        ("tests/test_connections.py::test_idle_connections_make_room_for_a_new_page_oldest_first",),
+    ),
+    Mutant(
+        "serve: uvicorn's text/plain 400 for a request line that does not parse",
+        "web/serve.py",
+        "    def send_400_response(self, msg: str) -> None:",
+        "    def send_400_response_unused(self, msg: str) -> None:",
+        (
+            "tests/test_connections.py::"
+            "test_a_request_line_beyond_ascii_gets_a_json_400_and_one_clear_log_line",
+        ),
+    ),
+    Mutant(
         "threads: each range of a batch ends one target short",
         "solvers/threads.py",
         "(chunk + 1) * count // chunks)",

@@ -267,6 +267,15 @@ def _worker(sock: socket.socket, parent: int, is_ready: Any, limits: Limits) -> 
 # -- Connection limits -----------------------------------------------------------------------
 
 
+#: A connection on which nothing happened for this long (no request or message, no
+#: answer under way) counts as *idle*: when a cap is reached, the connection idle
+#: longest (of the same address, for the per-address cap) is closed to make room for
+#: the newcomer, so that no client holding idle connections locks the others out. A
+#: page's connection sends its first request within milliseconds; the second of grace
+#: keeps a flood of new connections from closing each other before they speak.
+IDLE_AFTER_SECONDS = 1.0
+
+
 @dataclasses.dataclass(frozen=True)
 class Limits:
     """What one server process lets its connections hold; the defaults are
@@ -283,6 +292,7 @@ class Limits:
     ws_message_bytes: int = CONNECTION_LIMITS["ws_message_bytes"]
     ws_buffer_bytes: int = CONNECTION_LIMITS["ws_buffer_bytes"]
     shutdown_seconds: int = CONNECTION_LIMITS["shutdown_seconds"]
+    idle_after_seconds: float = IDLE_AFTER_SECONDS
 
 
 #: A refused connection gets a 503 and is read (and dropped) for this long before it
@@ -473,18 +483,51 @@ class Book:
         self.malformed = Throttled(logging.WARNING)
 
     def admit(self, transport: asyncio.BaseTransport) -> str | None:
-        """Count ``transport`` in, or say (as an error message) why not."""
+        """Count ``transport`` in, or say (as an error message) why not. At a cap, the
+        connection idle longest (:meth:`make_room`) is closed to let it in; only when
+        none is idle is it refused."""
         client = _client(transport)
-        if self.clients[client] >= self.limits.client_connections:
+        if self.clients[client] >= self.limits.client_connections and not self.make_room(
+            client, f"at most {self.limits.client_connections} from one address"
+        ):
             return (
-                f"server: {self.clients[client]} connections open from {client}; expected "
-                f"at most {self.limits.client_connections} from one address"
+                f"server: {self.clients[client]} connections open from {client}, none idle; "
+                f"expected at most {self.limits.client_connections} from one address"
             )
-        if len(self.held) >= self.cap:
-            return f"server: {len(self.held)} connections open; expected at most {self.cap}"
+        if len(self.held) >= self.cap and not self.make_room(None, f"at most {self.cap} in all"):
+            return (
+                f"server: {len(self.held)} connections open, none idle; expected at most {self.cap}"
+            )
         self.held[transport] = client
         self.clients[client] += 1
         return None
+
+    def make_room(self, client: str | None, cap: str) -> bool:
+        """Close the connection (of ``client``; None: of anyone) idle longest, if one has
+        been idle for at least ``limits.idle_after_seconds``; whether one was."""
+        now = time.monotonic()
+        latest = now - self.limits.idle_after_seconds
+        chosen: asyncio.BaseTransport | None = None
+        since = latest
+        for transport, owner in self.held.items():
+            if client is not None and owner != client:
+                continue
+            moment = _idle_since(transport)
+            if moment is not None and moment <= since:
+                chosen, since = transport, moment
+        if chosen is None:
+            return False
+        protocol = chosen.get_protocol()
+        self.release(chosen)
+        self.closed(
+            f"ikchain lesson: closed a connection from {_client(chosen)} idle for "
+            f"{now - since:.0f} s to serve a new one ({cap})"
+        )
+        if isinstance(protocol, LessonWebSocket):
+            protocol.fail(1013, "server: full; closed this idle connection to serve another")
+        else:
+            chosen.close()
+        return True
 
     def release(self, transport: asyncio.BaseTransport) -> None:
         client = self.held.pop(transport, None)
@@ -552,6 +595,17 @@ def _error_answer(status: int, phrase: str, message: str) -> bytes:
     )
 
 
+def _idle_since(transport: asyncio.BaseTransport) -> float | None:
+    """Since when (``time.monotonic``) the connection on ``transport`` has been idle:
+    nothing asked or answered since; None while it is being answered or closing."""
+    if transport.is_closing():
+        return None
+    protocol = transport.get_protocol()
+    if isinstance(protocol, LessonHTTP | LessonWebSocket):
+        return protocol.idle_since()
+    return None
+
+
 def _timeout_answer(message: str) -> bytes:
     return _error_answer(408, "Request Timeout", message)
 
@@ -575,8 +629,18 @@ class LessonHTTP(H11Protocol):
             self.refused = True
             self.book.refuse(transport, refusal)
             return
+        self.active = time.monotonic()
         super().connection_made(transport)
         self._wait_for("the headers", self.book.limits.header_seconds)
+
+    def idle_since(self) -> float | None:
+        """When the last answer ended (or the connection opened); None while a request
+        whose headers have arrived is being answered (a body still arriving is idle)."""
+        cycle = self.cycle
+        answering = cycle is not None and not cycle.response_complete
+        if answering and self.conn.their_state is not h11.SEND_BODY:
+            return None
+        return self.active
 
     def data_received(self, data: bytes) -> None:
         if self.refused:
@@ -613,6 +677,7 @@ class LessonHTTP(H11Protocol):
         super().connection_lost(exc)
 
     def on_response_complete(self) -> None:
+        self.active = time.monotonic()
         super().on_response_complete()
         if not self.transport.is_closing() and self.conn.their_state is h11.IDLE:
             self._wait_for("the headers", self.book.limits.header_seconds)  # the next request
@@ -710,6 +775,8 @@ class LessonWebSocket(WebSocketsSansIOProtocol):
         self.idle_deadline: asyncio.TimerHandle | None = None
         self.send_deadline: asyncio.TimerHandle | None = None
         self.failed = False
+        self.active = time.monotonic()  # the last message in or reply out
+        self.in_hand = 0  # messages received and not yet answered
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         super().connection_made(transport)
@@ -720,7 +787,20 @@ class LessonWebSocket(WebSocketsSansIOProtocol):
         super().data_received(data)
         self._count()
 
+    def idle_since(self) -> float | None:
+        """When the last message came in or the last reply went out (or the socket
+        opened); None while a message is in hand."""
+        return None if self.in_hand else self.active
+
+    async def send(self, message: Any) -> None:
+        if message["type"] == "websocket.send":
+            self.in_hand = max(0, self.in_hand - 1)
+            self.active = time.monotonic()
+        await super().send(message)
+
     def send_receive_event_to_app(self) -> None:
+        self.in_hand += 1
+        self.active = time.monotonic()
         super().send_receive_event_to_app()
         self._restart_idle()
 
