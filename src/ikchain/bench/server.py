@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import json
 import math
 import os
@@ -93,30 +94,34 @@ def _replays_at_caps() -> Iterator[tuple[str, str, dict[str, Any]]]:
     from ikchain.caps import CAPS
     from ikchain.lesson import replay
 
-    for method in replay.REPLAY_METHODS:
-        for bones in (2, 4, 8, 16, CAPS["max_bones"]):
-            for joint_steps in (True, False):
-                iterations = replay.MAX_REPLAY_ITERATIONS
-                steps = replay.steps_of(bones, iterations, method, joint_steps)
-                if steps > replay.MAX_REPLAY_STEPS:  # the most iterations within the steps
-                    base = replay.steps_of(bones, 0, method, joint_steps)
-                    per = replay.steps_of(bones, 1, method, joint_steps) - base
-                    iterations = (replay.MAX_REPLAY_STEPS - base) // per
-                    steps = replay.steps_of(bones, iterations, method, joint_steps)
-                pictures = method in replay.JOINT_STEP_METHODS and joint_steps
-                if replay.reply_bytes_bound(bones, steps, pictures) > CAPS["max_reply_bytes"]:
-                    continue  # refused before any work
-                request = {
-                    "kind": "replay",
-                    "lengths": [1.0 / bones] * bones,
-                    "target": [0.999, 0.001],
-                    "method": method,
-                    "iterations": iterations,
-                    "tolerance": 1e-300,
-                    "joint_steps": joint_steps,
-                }
-                by_joint = ", joint by joint" if joint_steps and method == "ccd" else ""
-                yield f"replay {method} {bones} bones × {iterations} it{by_joint}", "frame", request
+    for method, bones, joint_steps, limited in itertools.product(
+        replay.REPLAY_METHODS, (2, 4, 8, 16, CAPS["max_bones"]), (True, False), (False, True)
+    ):
+        iterations = replay.MAX_REPLAY_ITERATIONS
+        steps = replay.steps_of(bones, iterations, method, joint_steps)
+        if steps > replay.MAX_REPLAY_STEPS:  # the most iterations within the steps
+            base = replay.steps_of(bones, 0, method, joint_steps)
+            per = replay.steps_of(bones, 1, method, joint_steps) - base
+            iterations = (replay.MAX_REPLAY_STEPS - base) // per
+            steps = replay.steps_of(bones, iterations, method, joint_steps)
+        pictures = method in replay.JOINT_STEP_METHODS and joint_steps
+        if replay.reply_bytes_bound(bones, steps, pictures) > CAPS["max_reply_bytes"]:
+            continue  # refused before any work
+        request = {
+            "kind": "replay",
+            "lengths": [1.0 / bones] * bones,
+            "target": [0.999, 0.001],
+            "method": method,
+            "iterations": iterations,
+            "tolerance": 1e-300,
+            "joint_steps": joint_steps,
+        }
+        if limited:  # every pose's reach under the limits is searched too
+            request["limits"] = [[-2.5, 2.5]] * bones
+        by_joint = ", joint by joint" if joint_steps and method == "ccd" else ""
+        with_limits = ", with limits" if limited else ""
+        label = f"replay {method} {bones} bones × {iterations} it{by_joint}{with_limits}"
+        yield label, "frame", request
 
 
 def _motions_at_caps() -> Iterator[tuple[str, str, dict[str, Any]]]:
