@@ -52,6 +52,7 @@ from uvicorn.server import ServerState
 from ikchain.caps import CONNECTION_LIMITS
 from ikchain.web.logs import log_to_stderr
 from ikchain.web.processes import end_with_parent
+from ikchain.web.scheduler import METER_KEY, Meter
 
 #: Whether the kernel balances connections over a group of sockets on one port.
 BALANCED = sys.platform.startswith("linux") and hasattr(socket, "SO_REUSEPORT")
@@ -621,6 +622,7 @@ class LessonHTTP(H11Protocol):
         self.deadline: asyncio.TimerHandle | None = None
         self.waiting_for = ""  # "the headers" or "the body" while a deadline runs
         self.send_deadline: asyncio.TimerHandle | None = None
+        self.meter = Meter()  # what this connection costs beyond its requests' jobs
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         set_nodelay(transport)
@@ -645,11 +647,17 @@ class LessonHTTP(H11Protocol):
     def data_received(self, data: bytes) -> None:
         if self.refused:
             return  # read and dropped until the linger ends
+        started = time.thread_time()
         try:
             super().data_received(data)
         except Exception as error:  # bytes a parser let through and the server choked on
             self._malformed(f"{type(error).__name__} while reading it")
             return
+        finally:
+            self.meter.add(time.thread_time() - started)
+        scope: dict[str, Any] | None = self.scope  # type: ignore[assignment]
+        if scope is not None:  # the request parsed here, its task not yet started
+            scope[METER_KEY] = self.meter
         self._check()
 
     def send_400_response(self, msg: str) -> None:
@@ -777,6 +785,7 @@ class LessonWebSocket(WebSocketsSansIOProtocol):
         self.failed = False
         self.active = time.monotonic()  # the last message in or reply out
         self.in_hand = 0  # messages received and not yet answered
+        self.meter = Meter()  # what this socket costs beyond its messages' jobs
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         super().connection_made(transport)
@@ -784,8 +793,15 @@ class LessonWebSocket(WebSocketsSansIOProtocol):
         self._restart_idle()
 
     def data_received(self, data: bytes) -> None:
+        started = time.thread_time()
         super().data_received(data)
         self._count()
+        self.meter.add(time.thread_time() - started)
+
+    def handle_connect(self, event: Any) -> None:
+        super().handle_connect(event)
+        scope: dict[str, Any] = self.scope  # type: ignore[assignment]
+        scope[METER_KEY] = self.meter
 
     def idle_since(self) -> float | None:
         """When the last message came in or the last reply went out (or the socket
