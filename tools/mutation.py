@@ -223,6 +223,27 @@ MUTANTS: tuple[Mutant, ...] = (
         ),
     ),
     Mutant(
+        "scheduler: a connection charged its solves only, not what it cost besides",
+        "web/scheduler.py",
+        "self.light.charge(flow, spent + job.owed)",
+        "self.light.charge(flow, spent)",
+        ("tests/test_fairness.py",),
+    ),
+    Mutant(
+        "scheduler: every drag-sized frame on the event loop whatever its kind costs",
+        "web/scheduler.py",
+        "if cost.work <= DRAG_WORK and self.predict_calibrated(cost) <= self.light_seconds:",
+        "if cost.work <= DRAG_WORK:",
+        ("tests/test_fairness.py",),
+    ),
+    Mutant(
+        "scheduler: every frame of a turn run at once, in arrival order",
+        "web/scheduler.py",
+        "if not self._ran_this_turn and self.light.next_is(flow):",
+        "if self.light.next_is(flow):",
+        ("tests/test_fairness.py",),
+    ),
+    Mutant(
         "threads: each range of a batch ends one target short",
         "solvers/threads.py",
         "(chunk + 1) * count // chunks)",
