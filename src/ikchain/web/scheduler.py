@@ -1,5 +1,5 @@
 """Where the lesson server's requests run, and in what order: a fair share for every
-connection (issue 16, defects 2, 3 and 5).
+connection, charged for all the work it causes.
 
 Every request is a job of a *flow*, one flow per connection (a WebSocket, or an HTTP
 connection). Two queues, each served one job at a time in start-time fair order
@@ -10,9 +10,16 @@ asks little is served next whenever it asks, however much others keep queued):
   here, whatever its size, and a single solve whose *measured* cost is small
   (:class:`CostModel`: CPU seconds per unit of work of its method, bones and joint
   limits, calibrated at start-up and followed as frames run, at most
-  :data:`LIGHT_SECONDS`) is solved here too. Each job's CPU time is charged to its
-  flow. A light job thus waits for at most the one job in hand, not for every
-  message that other connections sent first.
+  :data:`LIGHT_SECONDS`) is solved here too. A light job thus waits for at most the
+  one job in hand, not for every message that other connections sent first; the
+  first of a turn of the loop whose flow is next runs at once, without a hop through
+  the queue (:meth:`Workers.submit`).
+- **What a flow is charged**: every unit of work its connection causes, not only its
+  solves: each job's CPU time (decoding, checking, solving, encoding), the CPU spent
+  reading and parsing its bytes and frames (its protocol), sending its replies and
+  logging its errors (a :class:`Meter` per connection, charged with its next job),
+  and :data:`MESSAGE_SECONDS` a message for what is not timed. Junk, malformed and cheap-but-many messages thus
+  pay for themselves, and their sender waits while others are served.
 - **Heavy**, in a separate process (:data:`HEAVY_PROCESSES`): batches, replays,
   motions and solves over the light cost, parsed and capped before they queue. A
   flow holds at most :data:`HEAVY_PER_FLOW` of the :data:`HEAVY_QUEUE` places; when
@@ -62,9 +69,11 @@ LIGHT_SECONDS = 0.001
 #: more per unit than that at calibration is no drag, and goes with the others.
 DRAG_WORK = 1_024
 #: Processes for heavy requests; heavy requests waiting for them, and of those, from
-#: one flow (connection).
+#: one flow (connection). The queue holds a replay of each page of a class of 50 (the
+#: size the connection limits are made for) and more: at 32 places, 40 pages asking a
+#: replay a second kept it full, and a page's replays were refused (429) time and again.
 HEAVY_PROCESSES = 1
-HEAVY_QUEUE = 32
+HEAVY_QUEUE = 64
 HEAVY_PER_FLOW = 4
 #: A heavy request running longer than this (s) is stopped with its process (the caps
 #: keep a request within 50 ms; this is for a stopped or looping process).
