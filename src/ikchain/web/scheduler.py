@@ -18,8 +18,9 @@ asks little is served next whenever it asks, however much others keep queued):
   solves: each job's CPU time (decoding, checking, solving, encoding), the CPU spent
   reading and parsing its bytes and frames (its protocol), sending its replies and
   logging its errors (a :class:`Meter` per connection, charged with its next job),
-  and :data:`MESSAGE_SECONDS` a message for what is not timed. Junk, malformed and cheap-but-many messages thus
-  pay for themselves, and their sender waits while others are served.
+  and :data:`MESSAGE_SECONDS` a message for what is not timed. Junk, malformed and
+  cheap-but-many messages thus pay for themselves, and their sender waits while
+  others are served.
 - **Heavy**, in a separate process (:data:`HEAVY_PROCESSES`): batches, replays,
   motions and solves over the light cost, parsed and capped before they queue. A
   flow holds at most :data:`HEAVY_PER_FLOW` of the :data:`HEAVY_QUEUE` places; when
@@ -574,10 +575,16 @@ class Workers:
         return job.future
 
     async def _drain(self) -> None:
-        """Run the light queue, one job a turn of the loop, fairest first."""
+        """Run the light queue, fairest first, one job a turn of the loop in all (with
+        any that :meth:`submit` ran at once): a turn then holds at most one job besides
+        the sockets' reading and writing, so a frame that arrives waits for at most one
+        job a turn, not two."""
         try:
             await asyncio.sleep(0)  # let the other messages of this turn queue too
             while self.light:
+                if self._ran_this_turn:  # one ran at once this turn (submit): next turn
+                    await asyncio.sleep(0)
+                    continue
                 flow, job = self.light.pop()
                 if not job.future.done():
                     self._run_light(flow, job)
