@@ -534,3 +534,28 @@ def test_a_drag_sized_frame_of_a_costly_kind_is_not_kept_on_the_loop():
     for _ in range(10):
         model.observe(drag, 0.004)
     assert model.light(drag)
+
+
+def test_junk_that_cannot_nest_is_refused_without_the_depth_scan(monkeypatch):
+    """60 KB of junk (raw, or one JSON string) is refused by the parser at once: the
+    scan for nesting depth, a millisecond of the event loop for such a body, runs only
+    for a body that opens with an object or an array, which still gets it."""
+    from ikchain.web import protocol
+
+    scanned = []
+    scan = protocol._check_depth
+
+    def counting(text):
+        scanned.append(len(text))
+        scan(text)
+
+    monkeypatch.setattr(protocol, "_check_depth", counting)
+    junk = "".join(chr(33 + (7 * i) % 94) for i in range(60_000)).replace('"', "'")
+    for body in (junk, junk.encode()):
+        with pytest.raises(protocol.RequestError, match="expected a JSON object"):
+            protocol.decode(body)
+    assert protocol.decode(json.dumps(junk)) == junk  # a string: the frame parser refuses it
+    assert scanned == []
+    with pytest.raises(protocol.RequestError, match="nested at most"):
+        protocol.decode(" " + "[" * 20 + "]" * 20)
+    assert scanned == [41]

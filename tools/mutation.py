@@ -244,6 +244,13 @@ MUTANTS: tuple[Mutant, ...] = (
         ("tests/test_fairness.py",),
     ),
     Mutant(
+        "protocol: the depth scan run over junk that cannot nest",
+        "web/protocol.py",
+        'if text.lstrip(" \\t\\n\\r")[:1] in ("{", "["):',
+        "if True:",
+        ("tests/test_fairness.py::test_junk_that_cannot_nest_is_refused_without_the_depth_scan",),
+    ),
+    Mutant(
         "threads: each range of a batch ends one target short",
         "solvers/threads.py",
         "(chunk + 1) * count // chunks)",
