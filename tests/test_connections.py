@@ -289,6 +289,8 @@ def test_a_request_that_stalls_is_closed_at_its_timeout(short, sent):
 
 
 def test_the_per_client_cap_refuses_at_once_and_serves_the_others(short):
+    """Connections that all just opened (none idle yet): the next one from their
+    address gets a 503 at once; other addresses are served."""
     cap = SHORT["client_connections"]
     held = [connect(short.port) for _ in range(cap - 2)]
     held += [ws_open(short.port)[0] for _ in range(2)]  # WebSockets count too
@@ -311,6 +313,43 @@ def test_the_per_client_cap_refuses_at_once_and_serves_the_others(short):
     finally:
         for sock in held:
             sock.close()
+
+
+@pytest.mark.parametrize("cap", ["client_connections", "connections"])
+def test_idle_connections_make_room_for_a_new_page_oldest_first(cap):
+    """One client holds idle WebSockets up to a cap (its address's, or all the server
+    takes): a page opened later is still served, its HTTP request and its WebSocket's
+    frame; the sockets idle longest are closed to make room (1013), the rest stay."""
+    server = Server({**SHORT, "ws_idle_seconds": 60})
+    count = SHORT[cap]
+    held = []
+    try:
+        with connect(server.port, "127.0.0.7", timeout=300) as warm:  # render the page once
+            warm.sendall(request("/", server.port).encode())
+            assert read_all(warm).startswith(b"HTTP/1.1 200")
+        for index in range(count):
+            source = "127.0.0.2" if cap == "client_connections" else f"127.0.0.{2 + index % 3}"
+            held.append(ws_open(server.port, source)[0])
+            time.sleep(0.02)
+        time.sleep(1.3)  # idle for longer than the server's idle_after_seconds (1 s)
+        newcomer = "127.0.0.2" if cap == "client_connections" else "127.0.0.9"
+        with connect(server.port, newcomer) as loading:  # the page, kept alive, ...
+            loading.sendall(request("/", server.port, close=False).encode())
+            loading.settimeout(5)
+            assert loading.recv(12) == b"HTTP/1.1 200"
+            page, head = ws_open(server.port, newcomer)  # ... and its WebSocket
+            with page:
+                assert head.startswith(b"HTTP/1.1 101"), head
+                assert ws_roundtrip(page)["ok"] is True
+        assert ws_close_code(held[0], 2.0) == 1013
+        assert ws_close_code(held[1], 2.0) == 1013
+        assert closed_within(held[2], 0.3) is None  # still open
+        assert ws_roundtrip(held[2])["ok"] is True
+    finally:
+        for sock in held:
+            sock.close()
+        stderr = server.stop()
+    assert "idle for" in stderr and "to serve a new one" in stderr
 
 
 def test_the_total_cap_refuses_at_once(short):
@@ -491,3 +530,98 @@ def test_a_killed_server_process_is_started_again():
     stderr = process.stderr.read()
     assert stderr.count("starting a new one") == 1, stderr[-2000:]
     assert f"a server process (pid {worker}) ended" in stderr
+
+
+# -- Malformed request lines ------------------------------------------------------------------
+
+
+def test_a_request_line_beyond_ascii_gets_a_json_400_and_one_clear_log_line():
+    """Invalid UTF-8 in a request line: a JSON 400 naming what was expected, one log
+    line naming the client (no traceback, not uvicorn's bare warning), and the server
+    serves on."""
+    server = Server()
+    lines = (b"GET /\xff\xfe HTTP/1.1", b"GET /?lang=\xc3\x28 HTTP/1.1", b"\xc3\x28 / HTTP/1.1")
+    try:
+        for line in lines:
+            with connect(server.port) as sock:
+                sock.sendall(line + b"\r\nHost: 127.0.0.1\r\n\r\n")
+                head, _, body = read_all(sock).partition(b"\r\n\r\n")
+            assert head.startswith(b"HTTP/1.1 400"), head
+            assert b"content-type: application/json" in head.lower(), head
+            assert "expected an HTTP/1.1 request line" in json.loads(body)["error"]
+        with connect(server.port) as sock:  # after a request answered on the connection
+            sock.sendall(request(port=server.port, close=False).encode() + lines[0] + b"\r\n\r\n")
+            answer = read_all(sock)
+        assert answer.startswith(b"HTTP/1.1 200") and b"HTTP/1.1 400" in answer
+        assert get(server.port).startswith(b"HTTP/1.1 200")
+    finally:
+        stderr = server.stop()
+    assert "Traceback" not in stderr and "Invalid HTTP request" not in stderr, stderr
+    assert stderr.count("refused a malformed request from 127.0.0.1") == 1, stderr
+
+
+class FakeTransport:
+    def __init__(self):
+        self.written = b""
+        self.closed = False
+
+    def write(self, data):
+        self.written += data
+
+    def close(self):
+        self.closed = True
+
+    def is_closing(self):
+        return self.closed
+
+    def get_extra_info(self, name, default=None):
+        return ("127.0.0.1", 5000) if name == "peername" else default
+
+    def get_protocol(self):
+        return None
+
+    def set_protocol(self, protocol):
+        pass
+
+    def pause_reading(self):
+        pass
+
+    def resume_reading(self):
+        pass
+
+
+def test_a_request_the_parser_chokes_on_gets_a_json_400_not_a_traceback(monkeypatch, caplog):
+    """Bytes a parser lets through and uvicorn's request handling then fails on (a
+    request line it decodes as ASCII, say) end in a JSON 400 and one log line."""
+    import asyncio
+
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+    from uvicorn.server import ServerState
+
+    from ikchain.web import serve
+
+    def choke(self):
+        raise UnicodeDecodeError("ascii", b"\xff", 0, 1, "ordinal not in range(128)")
+
+    monkeypatch.setattr(H11Protocol, "handle_events", choke)
+
+    async def app(scope, receive, send):  # pragma: no cover - never reached
+        raise AssertionError
+
+    async def scenario():
+        config = serve.lesson_config(app, serve.Limits())
+        config.load()
+        protocol = serve.LessonHTTP(config, ServerState(), {})
+        transport = FakeTransport()
+        protocol.connection_made(transport)
+        protocol.data_received(b"GET /\xff HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        protocol.connection_lost(None)
+        return transport
+
+    with caplog.at_level("INFO", logger="ikchain.web"):
+        transport = asyncio.run(scenario())
+    head, _, body = transport.written.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 400") and transport.closed
+    assert "expected an HTTP/1.1 request line" in json.loads(body)["error"]
+    lines = [r.getMessage() for r in caplog.records if "malformed request" in r.getMessage()]
+    assert len(lines) == 1 and "UnicodeDecodeError" in lines[0], lines

@@ -19,7 +19,7 @@ from starlette.testclient import TestClient
 from ikchain.web import scheduler
 from ikchain.web.app import build_app
 from ikchain.web.protocol import Cost
-from ikchain.web.scheduler import CostModel, FairQueue, Workers
+from ikchain.web.scheduler import CostModel, FairQueue, Meter, Workers
 
 WS = "ws://127.0.0.1:8000/ws"
 FRAME = {"lengths": [0.6, 0.45, 0.35], "target": [0.9, 0.4], "method": "ccd", "iterations": 64}
@@ -383,3 +383,179 @@ def test_a_heavy_request_is_charged_its_cpu_time_not_its_wall_time():
     reply, tag = run(scenario())
     assert json.loads(reply.text)["ok"] is True
     assert tag < 0.5  # slept 1 s, solved in milliseconds
+
+
+# -- Every unit of work a connection causes is charged to it ---------------------------------
+
+
+def test_what_receiving_a_connections_messages_costs_is_charged_to_it():
+    """A socket whose messages cost 10 ms each to receive (60 KB of junk, parsed frame
+    by frame) is charged that beside its jobs: an honest page's four frames all go
+    before the junk socket's second, however cheap the junk is to answer."""
+
+    async def scenario():
+        workers = Workers(executor=Held, costs=CostModel(light_seconds=1.0))
+        await workers.started()
+        junk = Meter()
+        order = []
+
+        async def send(flow, meter, i):
+            if meter is not None:
+                meter.add(0.010)  # what its protocol spent reading this message
+            await workers.respond("frame", json.dumps({"id": i, **FRAME}), flow, meter)
+            order.append(flow)
+
+        tasks = [asyncio.create_task(send("junk", junk, i)) for i in range(4)]
+        tasks += [asyncio.create_task(send("honest", None, i)) for i in range(4)]
+        await asyncio.gather(*tasks)
+        workers.close()
+        return order
+
+    order = run(scenario())
+    last_honest = max(i for i, flow in enumerate(order) if flow == "honest")
+    second_junk = [i for i, flow in enumerate(order) if flow == "junk"][1]
+    assert last_honest < second_junk, order
+
+
+def test_malformed_messages_are_charged_to_their_connection():
+    """Each message costs its connection at least MESSAGE_SECONDS beside its job, a
+    malformed one too: a socket that sent 100 of them was charged 100 such shares."""
+
+    async def scenario():
+        workers = Workers(executor=Held)
+        await workers.started()
+        charged = {}
+        charge = workers.light.charge
+
+        def counting(flow, seconds):
+            charged[flow] = charged.get(flow, 0.0) + seconds
+            charge(flow, seconds)
+
+        workers.light.charge = counting
+        meter = Meter()
+        for i in range(100):
+            body = json.dumps({"lengths": "x", "id": i})
+            reply = await workers.respond("frame", body, "bad", meter)
+            assert reply.status == 400
+        workers.close()
+        return charged["bad"]
+
+    assert run(scenario()) >= 100 * scheduler.MESSAGE_SECONDS
+
+
+def test_an_http_connection_meters_what_parsing_its_requests_costs():
+    """The protocol counts the CPU of parsing a request into the connection's meter
+    and hands the meter to the app in the request's scope."""
+    from uvicorn.server import ServerState
+
+    from ikchain.web import serve
+    from ikchain.web.scheduler import METER_KEY
+
+    class Transport:
+        def __init__(self):
+            self.closed = False
+
+        def write(self, data):
+            pass
+
+        def close(self):
+            self.closed = True
+
+        def is_closing(self):
+            return self.closed
+
+        def get_extra_info(self, name, default=None):
+            return ("127.0.0.1", 5000) if name == "peername" else default
+
+        def get_protocol(self):
+            return None
+
+        def pause_reading(self):
+            pass
+
+        def resume_reading(self):
+            pass
+
+    async def app(scope, receive, send):  # the request's task is not run here
+        raise AssertionError
+
+    async def scenario():
+        config = serve.lesson_config(app, serve.Limits())
+        config.load()
+        protocol = serve.LessonHTTP(config, ServerState(), {})
+        protocol.connection_made(Transport())
+        body = json.dumps({"id": 1, **FRAME}).encode()
+        protocol.data_received(
+            b"POST /api/frame HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json"
+            b"\r\nContent-Length: %d\r\n\r\n%s" % (len(body), body)
+        )
+        scope = protocol.scope
+        for task in protocol.tasks:
+            task.cancel()
+        protocol.connection_lost(None)
+        return protocol.meter, scope
+
+    meter, scope = run(scenario())
+    assert scope[METER_KEY] is meter and meter.unbilled > 0
+
+
+def test_a_frame_whose_turn_it_is_runs_at_once_and_one_a_turn():
+    """The first frame of a turn of the loop is answered at once (no hop through the
+    queue); another flow's frame in the same turn waits for the next turn, so a turn
+    of the loop carries at most one job besides the queue's."""
+
+    async def scenario():
+        workers = Workers(executor=Held, costs=CostModel(light_seconds=1.0))
+        await workers.started()
+        await asyncio.sleep(0)
+        first = workers.submit("frame", json.dumps({"id": 1, **FRAME}), "a")
+        second = workers.submit("frame", json.dumps({"id": 2, **FRAME}), "b")
+        at_once = (first.done(), second.done())
+        reply = await second
+        workers.close()
+        return at_once, json.loads(first.result().text), json.loads(reply.text)
+
+    at_once, first, second = run(scenario())
+    assert at_once == (True, False)
+    assert first["ok"] and first["id"] == 1 and second["ok"] and second["id"] == 2
+
+
+def test_a_drag_sized_frame_of_a_costly_kind_is_not_kept_on_the_loop():
+    """Under DRAG_WORK units a frame stays on the event loop only when its kind is
+    cheap by the start-up calibration: the costliest limited frames under the old
+    bound (the drag beside 16 of them: p99 3.9-5.8 × alone) go to the heavy process."""
+    model = CostModel(light_seconds=0.001)
+    model.calibrated[("ccd", True)] = 2e-6  # 2 ms for 1,000 units at calibration
+    model.calibrated[("ccd", False)] = 1e-7
+    costly = Cost("ccd", 2, True, 1_000)
+    assert costly.work <= scheduler.DRAG_WORK
+    assert not model.light(costly)
+    drag = Cost("ccd", 3, False, 192)  # cheap at calibration; seen slow lately
+    for _ in range(10):
+        model.observe(drag, 0.004)
+    assert model.light(drag)
+
+
+def test_junk_that_cannot_nest_is_refused_without_the_depth_scan(monkeypatch):
+    """60 KB of junk (raw, or one JSON string) is refused by the parser at once: the
+    scan for nesting depth, a millisecond of the event loop for such a body, runs only
+    for a body that opens with an object or an array, which still gets it."""
+    from ikchain.web import protocol
+
+    scanned = []
+    scan = protocol._check_depth
+
+    def counting(text):
+        scanned.append(len(text))
+        scan(text)
+
+    monkeypatch.setattr(protocol, "_check_depth", counting)
+    junk = "".join(chr(33 + (7 * i) % 94) for i in range(60_000)).replace('"', "'")
+    for body in (junk, junk.encode()):
+        with pytest.raises(protocol.RequestError, match="expected a JSON object"):
+            protocol.decode(body)
+    assert protocol.decode(json.dumps(junk)) == junk  # a string: the frame parser refuses it
+    assert scanned == []
+    with pytest.raises(protocol.RequestError, match="nested at most"):
+        protocol.decode(" " + "[" * 20 + "]" * 20)
+    assert scanned == [41]

@@ -206,6 +206,51 @@ MUTANTS: tuple[Mutant, ...] = (
         REPLAY_CAP_TESTS,
     ),
     Mutant(
+        "serve: a connection at a cap refused though an idle one could make room",
+        "web/serve.py",
+        "if moment is not None and moment <= since:",
+        "if moment is not None and moment <= since - 1e9:",
+        ("tests/test_connections.py::test_idle_connections_make_room_for_a_new_page_oldest_first",),
+    ),
+    Mutant(
+        "serve: uvicorn's text/plain 400 for a request line that does not parse",
+        "web/serve.py",
+        "    def send_400_response(self, msg: str) -> None:",
+        "    def send_400_response_unused(self, msg: str) -> None:",
+        (
+            "tests/test_connections.py::"
+            "test_a_request_line_beyond_ascii_gets_a_json_400_and_one_clear_log_line",
+        ),
+    ),
+    Mutant(
+        "scheduler: a connection charged its solves only, not what it cost besides",
+        "web/scheduler.py",
+        "self.light.charge(flow, spent + job.owed)",
+        "self.light.charge(flow, spent)",
+        ("tests/test_fairness.py",),
+    ),
+    Mutant(
+        "scheduler: every drag-sized frame on the event loop whatever its kind costs",
+        "web/scheduler.py",
+        "if cost.work <= DRAG_WORK and self.predict_calibrated(cost) <= self.light_seconds:",
+        "if cost.work <= DRAG_WORK:",
+        ("tests/test_fairness.py",),
+    ),
+    Mutant(
+        "scheduler: every frame of a turn run at once, in arrival order",
+        "web/scheduler.py",
+        "if not self._ran_this_turn and self.light.next_is(flow):",
+        "if self.light.next_is(flow):",
+        ("tests/test_fairness.py",),
+    ),
+    Mutant(
+        "protocol: the depth scan run over junk that cannot nest",
+        "web/protocol.py",
+        'if text.lstrip(" \\t\\n\\r")[:1] in ("{", "["):',
+        "if True:",
+        ("tests/test_fairness.py::test_junk_that_cannot_nest_is_refused_without_the_depth_scan",),
+    ),
+    Mutant(
         "threads: each range of a batch ends one target short",
         "solvers/threads.py",
         "(chunk + 1) * count // chunks)",

@@ -308,6 +308,7 @@ def format_results(results: dict[str, Any]) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     from ikchain.arguments import OneLineParser, integer_in
+    from ikchain.bench.server import MIXES
 
     parser = OneLineParser(
         prog="ikchain bench lesson",
@@ -332,6 +333,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         type=integer_in(0, 256, "a number of clients"),
         default=16,
         help="with --fairness (default 16)",
+    )
+    parser.add_argument(
+        "--mixes",
+        default=",".join(MIXES),
+        help=f"with --fairness: the abusers' kinds, comma-separated (default {','.join(MIXES)})",
     )
     parser.add_argument(
         "--seconds", type=float, default=20.0, help="with --clients / --fairness (default 20)"
@@ -367,8 +373,16 @@ def _server_main(args: argparse.Namespace) -> int:
         print(f"--seconds: expected 1 to 600, got {args.seconds:g}", file=sys.stderr)
         return 2
     results: dict[str, Any] = {}
+    mixes = [mix.strip() for mix in args.mixes.split(",") if mix.strip()]
+    unknown = [mix for mix in mixes if mix not in server.MIXES]
+    if unknown or not mixes:
+        print(
+            f"--mixes: expected some of {','.join(server.MIXES)}, got {args.mixes!r}",
+            file=sys.stderr,
+        )
+        return 2
     if args.fairness:
-        results["fairness"] = server.run_fairness(args.seconds, args.abusers)
+        results["fairness"] = server.run_fairness(args.seconds, args.abusers, mixes)
         print(server.format_fairness(results["fairness"]))
     if args.clients is not None:
         results["load"] = server.run_load(args.clients, args.seconds, args.workers)

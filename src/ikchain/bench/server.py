@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import json
 import math
 import os
@@ -93,30 +94,34 @@ def _replays_at_caps() -> Iterator[tuple[str, str, dict[str, Any]]]:
     from ikchain.caps import CAPS
     from ikchain.lesson import replay
 
-    for method in replay.REPLAY_METHODS:
-        for bones in (2, 4, 8, 16, CAPS["max_bones"]):
-            for joint_steps in (True, False):
-                iterations = replay.MAX_REPLAY_ITERATIONS
-                steps = replay.steps_of(bones, iterations, method, joint_steps)
-                if steps > replay.MAX_REPLAY_STEPS:  # the most iterations within the steps
-                    base = replay.steps_of(bones, 0, method, joint_steps)
-                    per = replay.steps_of(bones, 1, method, joint_steps) - base
-                    iterations = (replay.MAX_REPLAY_STEPS - base) // per
-                    steps = replay.steps_of(bones, iterations, method, joint_steps)
-                pictures = method in replay.JOINT_STEP_METHODS and joint_steps
-                if replay.reply_bytes_bound(bones, steps, pictures) > CAPS["max_reply_bytes"]:
-                    continue  # refused before any work
-                request = {
-                    "kind": "replay",
-                    "lengths": [1.0 / bones] * bones,
-                    "target": [0.999, 0.001],
-                    "method": method,
-                    "iterations": iterations,
-                    "tolerance": 1e-300,
-                    "joint_steps": joint_steps,
-                }
-                by_joint = ", joint by joint" if joint_steps and method == "ccd" else ""
-                yield f"replay {method} {bones} bones × {iterations} it{by_joint}", "frame", request
+    for method, bones, joint_steps, limited in itertools.product(
+        replay.REPLAY_METHODS, (2, 4, 8, 16, CAPS["max_bones"]), (True, False), (False, True)
+    ):
+        iterations = replay.MAX_REPLAY_ITERATIONS
+        steps = replay.steps_of(bones, iterations, method, joint_steps)
+        if steps > replay.MAX_REPLAY_STEPS:  # the most iterations within the steps
+            base = replay.steps_of(bones, 0, method, joint_steps)
+            per = replay.steps_of(bones, 1, method, joint_steps) - base
+            iterations = (replay.MAX_REPLAY_STEPS - base) // per
+            steps = replay.steps_of(bones, iterations, method, joint_steps)
+        pictures = method in replay.JOINT_STEP_METHODS and joint_steps
+        if replay.reply_bytes_bound(bones, steps, pictures) > CAPS["max_reply_bytes"]:
+            continue  # refused before any work
+        request = {
+            "kind": "replay",
+            "lengths": [1.0 / bones] * bones,
+            "target": [0.999, 0.001],
+            "method": method,
+            "iterations": iterations,
+            "tolerance": 1e-300,
+            "joint_steps": joint_steps,
+        }
+        if limited:  # every pose's reach under the limits is searched too
+            request["limits"] = [[-2.5, 2.5]] * bones
+        by_joint = ", joint by joint" if joint_steps and method == "ccd" else ""
+        with_limits = ", with limits" if limited else ""
+        label = f"replay {method} {bones} bones × {iterations} it{by_joint}{with_limits}"
+        yield label, "frame", request
 
 
 def _motions_at_caps() -> Iterator[tuple[str, str, dict[str, Any]]]:
@@ -378,11 +383,20 @@ def at_caps_bodies() -> tuple[dict[str, Any], dict[str, Any]]:
 # -- 2. Fairness ------------------------------------------------------------------------------
 
 #: The abuser mixes of ``--fairness``: requests at the caps (half WebSocket frames,
-#: half ``POST /api/solve`` batches), light frames back to back (the most a frame may
-#: ask and still be solved on the event loop: 31 bones × 64 iterations, or two bones
-#: with joint limits, lengths varied so that no cache helps), and replays and motions
-#: at their caps back to back.
-MIXES = ("caps", "light", "heavy")
+#: half ``POST /api/solve`` batches), light frames (the most a frame may ask and still
+#: be solved on the event loop: 31 bones × 64 iterations, or two bones with joint
+#: limits, lengths varied so that no cache helps), replays and motions at their caps,
+#: 60 KB of junk (half WebSocket messages, half ``POST /api/frame`` bodies), malformed
+#: frames (half cheap bad JSON, half WebSocket frames that break the protocol, each
+#: closing its socket, which the client opens again at once), connection holders (idle
+#: WebSockets, as many as the per-address cap leaves room for beside the honest page),
+#: and a crowd of 40 honest pages like the one measured. Every abuser keeps
+#: :data:`WINDOW` requests in flight (the most a socket may have in hand).
+MIXES = ("caps", "light", "heavy", "junk", "malformed", "holders", "crowd")
+#: Requests each abuser keeps in flight.
+WINDOW = 8
+#: Honest pages beside the measured one in the ``crowd`` mix.
+CROWD = 40
 
 
 def light_bodies(count: int = 64) -> list[dict[str, Any]]:
@@ -432,13 +446,171 @@ async def abusive_cycle_client(url: str, bodies: list[dict[str, Any]], stop: asy
     return sent
 
 
+async def pipelined_client(
+    url: str, messages: Iterator[str | bytes], stop: asyncio.Event, window: int = WINDOW
+) -> int:
+    """WebSocket messages with ``window`` in flight, each answered one making room for
+    the next; the socket is opened again whenever the server closes it."""
+    from websockets.asyncio.client import connect
+    from websockets.exceptions import WebSocketException
+
+    served = 0
+    while not stop.is_set():
+        try:
+            async with connect(url, max_size=2**22) as ws:
+                room = asyncio.Semaphore(window)
+
+                async def read(ws: Any, room: asyncio.Semaphore) -> None:
+                    nonlocal served
+                    async for _ in ws:
+                        served += 1
+                        room.release()
+
+                reader = asyncio.create_task(read(ws, room))
+                try:
+                    while not stop.is_set() and not reader.done():
+                        await room.acquire()
+                        await ws.send(next(messages))
+                finally:
+                    reader.cancel()
+        except (OSError, WebSocketException, asyncio.CancelledError):
+            await asyncio.sleep(0.01)
+    return served
+
+
+def _junk(size: int = 60_000) -> str:
+    """``size`` characters of printable junk that is not JSON."""
+    rng = np.random.default_rng(60)
+    return "".join(chr(c) for c in rng.integers(33, 127, size)).replace('"', "'")
+
+
+async def junk_http_client(host: str, port: int, stop: asyncio.Event) -> int:
+    """``POST /api/frame`` of 60 KB of junk on one keep-alive connection, back to back."""
+    payload = _junk().encode()
+    request = (
+        f"POST /api/frame HTTP/1.1\r\nHost: {host}:{port}\r\n"
+        f"Content-Type: application/json\r\nContent-Length: {len(payload)}\r\n\r\n"
+    ).encode() + payload
+    served = 0
+    while not stop.is_set():
+        try:
+            reader, writer = await asyncio.open_connection(host, port)
+            try:
+                while not stop.is_set():
+                    writer.write(request)
+                    await writer.drain()
+                    head = await reader.readuntil(b"\r\n\r\n")
+                    length = 0
+                    for line in head.split(b"\r\n"):
+                        if line.lower().startswith(b"content-length:"):
+                            length = int(line.split(b":")[1])
+                    await reader.readexactly(length)
+                    served += 1
+            finally:
+                writer.close()
+        except (OSError, asyncio.IncompleteReadError):
+            await asyncio.sleep(0.01)
+    return served
+
+
+async def broken_frame_client(host: str, port: int, stop: asyncio.Event) -> int:
+    """A WebSocket frame that breaks the protocol (a text frame of invalid UTF-8), on a
+    socket opened for it, again and again: each costs the server a handshake."""
+    import base64
+
+    handshake = (
+        f"GET /ws HTTP/1.1\r\nHost: {host}:{port}\r\nUpgrade: websocket\r\n"
+        "Connection: Upgrade\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: "
+        f"{base64.b64encode(os.urandom(16)).decode()}\r\n\r\n"
+    ).encode()
+    payload = b"\xc3\x28" * 8
+    frame = bytes([0x81, 0x80 | len(payload)]) + b"\0\0\0\0" + payload  # zero mask
+    served = 0
+    while not stop.is_set():
+        try:
+            reader, writer = await asyncio.open_connection(host, port)
+            try:
+                writer.write(handshake)
+                await reader.readuntil(b"\r\n\r\n")
+                writer.write(frame)
+                await reader.read(4096)  # the close frame
+                served += 1
+            finally:
+                writer.close()
+        except (OSError, asyncio.IncompleteReadError, asyncio.LimitOverrunError):
+            await asyncio.sleep(0.01)
+    return served
+
+
+async def holder_client(url: str, sockets: int, stop: asyncio.Event) -> int:
+    """``sockets`` idle WebSockets, each opened again when the server closes it."""
+    from websockets.asyncio.client import connect
+    from websockets.exceptions import WebSocketException
+
+    opened = 0
+
+    async def hold() -> None:
+        nonlocal opened
+        while not stop.is_set():
+            try:
+                async with connect(url) as ws:
+                    opened += 1
+                    closed = asyncio.create_task(ws.wait_closed())
+                    stopped = asyncio.create_task(stop.wait())
+                    await asyncio.wait({closed, stopped}, return_when=asyncio.FIRST_COMPLETED)
+                    closed.cancel()
+                    stopped.cancel()
+            except (OSError, WebSocketException):
+                await asyncio.sleep(0.05)
+
+    await asyncio.gather(*(hold() for _ in range(sockets)))
+    return opened
+
+
+def _cycle(items: Sequence[Any]) -> Iterator[Any]:
+    index = 0
+    while True:
+        yield items[index % len(items)]
+        index += 1
+
+
+async def _crowd(url: str, seconds: float) -> int:
+    """:data:`CROWD` honest pages for ``seconds``: requests served."""
+    states = sections()
+    runs = await asyncio.gather(
+        *(page_client(url, states[i % len(states)], seconds) for i in range(CROWD))
+    )
+    return sum(len(run["drag"]) + len(run["replay"]) for run in runs)
+
+
 async def _abuse(host: str, port: int, abusers: int, seconds: float, mix: str = "caps") -> int:
     """``abusers`` clients of ``mix`` for ``seconds``: requests served."""
+    from ikchain.caps import CONNECTION_LIMITS
+
     url = f"ws://{host}:{port}/ws"
     stop = asyncio.Event()
-    tasks = []
+    tasks: list[asyncio.Task[int]] = []
+    if mix == "crowd":
+        return await _crowd(url, seconds)
     for i in range(abusers):
-        if mix == "caps":
+        if mix == "junk":
+            junk = json.dumps(_junk())
+            client = (
+                junk_http_client(host, port, stop)
+                if i % 2
+                else pipelined_client(url, _cycle([junk]), stop)
+            )
+        elif mix == "malformed":
+            bad = [json.dumps({"id": k, "lengths": "x"}) for k in range(8)] + ["[", "{}", "7"]
+            client = (
+                broken_frame_client(host, port, stop)
+                if i % 2
+                else pipelined_client(url, _cycle(bad), stop)
+            )
+        elif mix == "holders":
+            room = CONNECTION_LIMITS["client_connections"] - 8  # the honest page's few
+            client = holder_client(url, room // abusers, stop)
+        elif mix == "caps":
             frame, batch = at_caps_bodies()
             client = (
                 abusive_http_client(host, port, batch, stop)
@@ -447,7 +619,8 @@ async def _abuse(host: str, port: int, abusers: int, seconds: float, mix: str = 
             )
         elif mix == "light":
             bodies = light_bodies()
-            client = abusive_cycle_client(url, bodies[i % 8 :] + bodies[: i % 8], stop)
+            texts = [json.dumps({**body, "id": k}) for k, body in enumerate(bodies)]
+            client = pipelined_client(url, _cycle(texts[i % 8 :] + texts[: i % 8]), stop)
         else:
             bodies = heavy_bodies()
             client = abusive_cycle_client(url, bodies[i % 2 :] + bodies[: i % 2], stop)
@@ -563,7 +736,9 @@ def run_fairness(
 ) -> dict[str, Any]:
     """An honest page (the 2.3 figure: a 60 Hz drag and a replay a second, on one
     WebSocket) alone, then beside ``abusers`` clients of each mix (in their own
-    process, so that their event loop does not delay the honest client's)."""
+    process, so that their event loop does not delay the honest client's). The page
+    runs alone again before each mix (``alone_before``), so that each ratio compares
+    two runs a few seconds apart on a machine whose load drifts."""
     import multiprocessing
 
     state = sections()[2]  # 2.3: CCD, three bones
@@ -571,14 +746,19 @@ def run_fairness(
     results: dict[str, Any] = {"seconds": seconds, "abusers": abusers, "figure": state["key"]}
     with lesson_server() as (host, port, _):
         url = f"ws://{host}:{port}/ws"
-        alone = asyncio.run(page_client(url, state, seconds))
-        results["alone"] = {
-            "drag": percentiles(alone["drag"]),
-            "replay": percentiles(alone["replay"]),
-            "errors": alone["errors"],
-            "load_average": _load_average(),
-        }
-        for mix in mixes:
+
+        def alone_now() -> dict[str, Any]:
+            alone = asyncio.run(page_client(url, state, seconds))
+            return {
+                "drag": percentiles(alone["drag"]),
+                "replay": percentiles(alone["replay"]),
+                "errors": alone["errors"],
+                "load_average": _load_average(),
+            }
+
+        results["alone"] = alone_now()
+        for index, mix in enumerate(mixes):
+            before = results["alone"] if index == 0 else alone_now()
             out = context.Queue()
             abuse = context.Process(
                 target=_abuse_process, args=(host, port, abusers, seconds + 4.0, out, mix)
@@ -595,6 +775,7 @@ def run_fairness(
                 "errors": page["errors"],
                 "abusive_requests_served": served,
                 "load_average": load,
+                "alone_before": before,
             }
     return results
 
@@ -603,6 +784,10 @@ MIX_NAMES = {
     "caps": "requests at the caps",
     "light": "light frames back to back",
     "heavy": "replays and motions at their caps",
+    "junk": "60 KB of junk",
+    "malformed": "malformed frames",
+    "holders": "idle WebSockets held",
+    "crowd": "pages (a crowd of honest ones)",
 }
 
 
@@ -620,10 +805,16 @@ def format_fairness(results: dict[str, Any]) -> str:
         if mix not in results:
             continue
         row = results[mix]
-        drag = row["drag"]["p99"] / alone["drag"]["p99"]
-        replay = row["replay"]["p99"] / alone["replay"]["p99"]
+        before = row.get("alone_before", alone)
+        drag = row["drag"]["p99"] / before["drag"]["p99"]
+        replay = row["replay"]["p99"] / before["replay"]["p99"]
+        beside = (
+            f"{CROWD} other honest pages"
+            if mix == "crowd"
+            else f"{results['abusers']} clients sending {MIX_NAMES[mix]}"
+        )
         lines.append(
-            f"  beside {results['abusers']} clients sending {MIX_NAMES[mix]}: drag p50 "
+            f"  beside {beside}: drag p50 "
             f"{row['drag']['p50']:.2f} p99 {row['drag']['p99']:.2f} ({drag:.2f} ×); replay "
             f"p50 {row['replay']['p50']:.2f} p99 {row['replay']['p99']:.2f} ({replay:.2f} ×); "
             f"{row['errors']} errors, {row['abusive_requests_served']} of theirs served; "

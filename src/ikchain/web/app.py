@@ -39,6 +39,7 @@ import json
 import logging
 import os
 import re
+import time
 from collections.abc import AsyncIterator, Coroutine, Iterable
 from typing import Any, ClassVar
 from urllib.parse import urlsplit
@@ -63,7 +64,9 @@ from ikchain.web.scheduler import (
     HEAVY_PROCESSES,
     HEAVY_QUEUE,
     LIGHT_WORK,
+    METER_KEY,
     PENDING_PER_SOCKET,
+    Meter,
     Workers,
     freeze_heap,
     limit_solver_threads,
@@ -201,9 +204,22 @@ async def _api(request: Request, route: str) -> Response:
     except ClientDisconnect:
         return Response(status_code=400)  # nobody is left to read it
     workers: Workers = request.app.state.workers
-    client = request.scope.get("client")
-    flow = ("http", *client) if client else None  # one flow per HTTP connection
-    return _json(await workers.respond(route, body, flow), request.scope)
+    meter = _meter(request.scope)  # one flow per HTTP connection: its meter
+    reply = await workers.respond(route, body, meter, meter)
+    started = time.thread_time()
+    try:
+        return _json(reply, request.scope)
+    finally:
+        meter.add(time.thread_time() - started)
+
+
+def _meter(scope: Scope) -> Meter:
+    """The connection's :class:`Meter` (its protocol puts it in the scope; a fresh one
+    where none did, as under the test client)."""
+    meter = scope.get(METER_KEY)
+    if not isinstance(meter, Meter):
+        meter = scope[METER_KEY] = Meter()
+    return meter
 
 
 async def api_solve(request: Request) -> Response:
@@ -221,24 +237,30 @@ async def frames(websocket: WebSocket) -> None:
     read further until one is answered."""
     await websocket.accept()
     workers: Workers = websocket.app.state.workers
-    flow = ("ws", id(websocket))
+    meter = _meter(websocket.scope)  # what the socket's protocol spends for it ...
+    flow = meter  # ... is charged to its flow: the socket
     slots = asyncio.Semaphore(PENDING_PER_SOCKET)
     answering: set[asyncio.Task[None]] = set()
 
-    async def answer(text: str | bytes) -> None:
+    async def send(reply: Reply) -> None:
+        started = time.thread_time()
+        if reply.status >= 400:
+            _log_error(websocket.scope, reply)
+        with contextlib.suppress(WebSocketDisconnect, RuntimeError, OSError):
+            await websocket.send_text(reply.text)
+        meter.add(time.thread_time() - started)
+
+    async def answer(text: str | bytes, future: asyncio.Future[Reply]) -> None:
         try:
             try:
-                reply = await workers.respond("frame", text, flow)
+                reply = await future
             except asyncio.CancelledError:
                 raise
             except Exception:  # a bug: keep the connection, log it, say so
                 logger.exception("frame failed")
                 message = "server: internal error (logged)"
                 reply = error_reply("frame", message, 500, request_id(text))
-            if reply.status >= 400:
-                _log_error(websocket.scope, reply)
-            with contextlib.suppress(WebSocketDisconnect, RuntimeError, OSError):
-                await websocket.send_text(reply.text)
+            await send(reply)
         finally:
             slots.release()
 
@@ -251,7 +273,14 @@ async def frames(websocket: WebSocket) -> None:
             text = message.get("text")
             if text is None:
                 text = message.get("bytes") or b""
-            task = asyncio.create_task(answer(text))
+            future = workers.submit("frame", text, flow, meter)
+            if future.done() and not future.cancelled() and future.exception() is None:
+                try:  # answered at once (a light frame whose turn it was): no task
+                    await send(future.result())
+                finally:
+                    slots.release()
+                continue
+            task = asyncio.create_task(answer(text, future))
             answering.add(task)
             task.add_done_callback(answering.discard)
     except WebSocketDisconnect:

@@ -223,7 +223,11 @@ def decode(body: bytes | str) -> Any:
             raise RequestError(f"request: expected UTF-8 text, got {error.reason}") from None
     else:
         text = body
-    _check_depth(text)
+    if text.lstrip(" \t\n\r")[:1] in ("{", "["):
+        # Only an object or array nests. Any other text is a scalar (nothing nested
+        # before it ends) or not JSON: the parser stops at its first wrong character,
+        # and the scan for depth (about a millisecond for 64 KB of junk) is spared.
+        _check_depth(text)
     try:
         data = json.loads(
             text,

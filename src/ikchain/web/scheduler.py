@@ -1,5 +1,5 @@
 """Where the lesson server's requests run, and in what order: a fair share for every
-connection (issue 16, defects 2, 3 and 5).
+connection, charged for all the work it causes.
 
 Every request is a job of a *flow*, one flow per connection (a WebSocket, or an HTTP
 connection). Two queues, each served one job at a time in start-time fair order
@@ -10,9 +10,17 @@ asks little is served next whenever it asks, however much others keep queued):
   here, whatever its size, and a single solve whose *measured* cost is small
   (:class:`CostModel`: CPU seconds per unit of work of its method, bones and joint
   limits, calibrated at start-up and followed as frames run, at most
-  :data:`LIGHT_SECONDS`) is solved here too. Each job's CPU time is charged to its
-  flow. A light job thus waits for at most the one job in hand, not for every
-  message that other connections sent first.
+  :data:`LIGHT_SECONDS`) is solved here too. A light job thus waits for at most the
+  one job in hand, not for every message that other connections sent first; the
+  first of a turn of the loop whose flow is next runs at once, without a hop through
+  the queue (:meth:`Workers.submit`).
+- **What a flow is charged**: every unit of work its connection causes, not only its
+  solves: each job's CPU time (decoding, checking, solving, encoding), the CPU spent
+  reading and parsing its bytes and frames (its protocol), sending its replies and
+  logging its errors (a :class:`Meter` per connection, charged with its next job),
+  and :data:`MESSAGE_SECONDS` a message for what is not timed. Junk, malformed and
+  cheap-but-many messages thus pay for themselves, and their sender waits while
+  others are served.
 - **Heavy**, in a separate process (:data:`HEAVY_PROCESSES`): batches, replays,
   motions and solves over the light cost, parsed and capped before they queue. A
   flow holds at most :data:`HEAVY_PER_FLOW` of the :data:`HEAVY_QUEUE` places; when
@@ -53,16 +61,20 @@ logger = logging.getLogger("ikchain.web")
 LIGHT_WORK = 2_000
 #: ... when its measured cost (:class:`CostModel`) is at most this (CPU seconds) ...
 LIGHT_SECONDS = 0.001
-#: ... or always, at most this many units: every drag of the lesson (at most 4 bones ×
-#: 64 iterations, and section 2.5's three limited bones with their reach search) is
+#: ... or, at most this many units, when its cost *as calibrated at start-up* is at
+#: most :data:`LIGHT_SECONDS`: every drag of the lesson (at most 4 bones × 64
+#: iterations, and section 2.5's three limited bones with their reach search) is
 #: solved here, whatever a mirrored run (up to 200 iterations in all) or a busy
 #: machine made its kind cost lately (sending such a frame away made the honest drag
-#: wait for a heavy request: a p99 of 50-80 ms beside replays).
+#: wait for a heavy request: a p99 of 50-80 ms beside replays); a kind that costs
+#: more per unit than that at calibration is no drag, and goes with the others.
 DRAG_WORK = 1_024
 #: Processes for heavy requests; heavy requests waiting for them, and of those, from
-#: one flow (connection).
+#: one flow (connection). The queue holds a replay of each page of a class of 50 (the
+#: size the connection limits are made for) and more: at 32 places, 40 pages asking a
+#: replay a second kept it full, and a page's replays were refused (429) time and again.
 HEAVY_PROCESSES = 1
-HEAVY_QUEUE = 32
+HEAVY_QUEUE = 64
 HEAVY_PER_FLOW = 4
 #: A heavy request running longer than this (s) is stopped with its process (the caps
 #: keep a request within 50 ms; this is for a stopped or looping process).
@@ -76,6 +88,11 @@ RESTART_DELAY_SECONDS = 2.0
 PENDING_PER_SOCKET = 8
 #: The heavy-request process runs at a lower priority: under load, drags go first.
 HEAVY_NICE = 10
+#: CPU seconds a message costs the server beyond what is timed for it (the trip
+#: through uvicorn's protocol, Starlette and asyncio's tasks), charged to its flow
+#: with every message, so that a client sending many cheap (or malformed) messages
+#: pays for each.
+MESSAGE_SECONDS = 0.0002
 
 T = TypeVar("T")
 Flow = Hashable
@@ -148,10 +165,32 @@ class FairQueue(Generic[T]):
         return best, best_entry.jobs.popleft()
 
     def charge(self, flow: Flow, seconds: float) -> None:
-        """Count ``seconds`` of service to ``flow``."""
+        """Count ``seconds`` of service to ``flow`` (a flow not seen yet starts now)."""
         entry = self.flows.get(flow)
-        if entry is not None:
-            entry.tag = max(entry.tag, self.virtual) + max(0.0, seconds)
+        if entry is None:
+            entry = self.flows[flow] = _Flow(deque(), self.virtual)
+        entry.tag = max(entry.tag, self.virtual) + max(0.0, seconds)
+
+    def tag(self, flow: Flow) -> float:
+        """The virtual time at which ``flow``'s next job may start."""
+        entry = self.flows.get(flow)
+        return self.virtual if entry is None else max(entry.tag, self.virtual)
+
+    def next_is(self, flow: Flow) -> bool:
+        """Whether a job of ``flow``, pushed now, would be the next one popped: nothing
+        waits, or no waiting flow has a lower tag (of equal tags, none with fewer jobs:
+        ``flow`` has none waiting when this is asked)."""
+        if self.size == 0:
+            return True
+        if self.count(flow):
+            return False
+        mine = self.tag(flow)
+        return all(entry.tag > mine for entry in self.flows.values() if entry.jobs)
+
+    def serve(self, flow: Flow) -> None:
+        """``flow``'s job runs now without queueing (:meth:`next_is` said it is next):
+        the virtual time moves to its tag, as :meth:`pop` would have moved it."""
+        self.virtual = max(self.virtual, self.tag(flow))
 
     def take_newest(self, flow: Flow) -> T | None:
         """Remove and return ``flow``'s newest waiting job (None if it has none)."""
@@ -192,6 +231,32 @@ class FairQueue(Generic[T]):
             del self.flows[flow]
 
 
+class Meter:
+    """CPU seconds a connection cost the server outside its jobs (reading and parsing
+    its bytes and frames, sending its replies, logging its errors), not yet charged:
+    the connection's protocol adds them as they are spent, and each message it sends
+    takes them to its flow's share (:meth:`Workers.submit`). One per connection; it is
+    also the connection's flow."""
+
+    __slots__ = ("unbilled",)
+
+    def __init__(self) -> None:
+        self.unbilled = 0.0
+
+    def add(self, seconds: float) -> None:
+        """Count ``seconds`` more (CPU)."""
+        self.unbilled += max(0.0, seconds)
+
+    def take(self) -> float:
+        """The seconds counted since the last take; counting starts again at 0."""
+        owed, self.unbilled = self.unbilled, 0.0
+        return owed
+
+
+#: Where a connection's :class:`Meter` is found in its ASGI scope.
+METER_KEY = "ikchain.meter"
+
+
 # -- What a light solve costs ----------------------------------------------------------------
 
 
@@ -215,6 +280,11 @@ class CostModel:
         self.calibrated: dict[tuple[str, bool], float] = {}
         self.seen: dict[tuple[str, bool, int], float] = {}
 
+    def predict_calibrated(self, cost: Cost) -> float:
+        """Predicted CPU seconds of a solve of this :class:`Cost` by the start-up
+        calibration alone (the fixed cost only when its kind was not calibrated)."""
+        return self.base + self.calibrated.get(_kind(cost), 0.0) * max(1, cost.work)
+
     def predict(self, cost: Cost) -> float:
         """Predicted CPU seconds of a solve of this :class:`Cost` (the fixed cost only
         when nothing of its kind was measured)."""
@@ -231,7 +301,9 @@ class CostModel:
         good by one slow turn."""
         if cost.work > LIGHT_WORK:
             return False
-        if cost.work <= DRAG_WORK or self.predict(cost) <= self.light_seconds:
+        if self.predict(cost) <= self.light_seconds:
+            return True
+        if cost.work <= DRAG_WORK and self.predict_calibrated(cost) <= self.light_seconds:
             return True
         key = (cost.method, cost.limited, cost.bones)
         if key in self.seen:
@@ -373,6 +445,7 @@ class Job:
     body: bytes | str
     future: asyncio.Future[Reply]
     request_id: Any = None
+    owed: float = 0.0  # CPU seconds its connection spent on it beyond its job (Meter)
 
 
 @dataclass(eq=False)
@@ -418,6 +491,7 @@ class Workers:
         self._drainer: asyncio.Task[None] | None = None
         self._started: asyncio.Future[None] | None = None
         self._cost: Cost | None = None
+        self._ran_this_turn = False  # a light job ran in this turn of the loop
         self.closed = False
 
     # -- lifetime
@@ -457,26 +531,60 @@ class Workers:
 
     # -- requests
 
-    async def respond(self, route: str, body: bytes | str, flow: Flow = None) -> Reply:
-        """The reply to one request of ``route`` from ``flow`` (None: a flow of its own)."""
+    async def respond(
+        self, route: str, body: bytes | str, flow: Flow = None, meter: Meter | None = None
+    ) -> Reply:
+        """The reply to one request of ``route`` from ``flow`` (None: a flow of its own),
+        charged with what ``meter`` counted (see :meth:`submit`)."""
+        own = flow is None
+        flow = object() if own else flow
+        try:
+            future = self.submit(route, body, flow, meter)
+            if future.done():  # answered at once: still let the loop turn, as a queued
+                await asyncio.sleep(0)  # one would, so that no caller loops without it
+            return await future
+        finally:
+            if own:
+                self.forget(flow)
+
+    def submit(
+        self, route: str, body: bytes | str, flow: Flow, meter: Meter | None = None
+    ) -> asyncio.Future[Reply]:
+        """Take one request of ``route`` from ``flow``; the future of its reply.
+
+        ``flow`` is charged, with the job's own CPU time once it ran,
+        :data:`MESSAGE_SECONDS` and what ``meter`` counted since its last message
+        (receiving this one, sending the last replies), so that all the work a
+        connection causes counts toward its share, not only its solves.
+        When no other flow would go first, the request is decoded, checked and (when
+        light) solved at once, here, rather than a turn of the loop later: a page's
+        frame then takes no more turns of the loop than it must, each of which may
+        carry another connection's job. Else it waits in the light queue.
+        """
         self.start()
         assert self.loop is not None
-        job = Job(route, body, self.loop.create_future())
-        flow = flow if flow is not None else job
-        self.light.push(flow, job)
-        if self._drainer is None:
-            self._drainer = self.loop.create_task(self._drain())
-        try:
-            return await job.future
-        finally:
-            if flow is job:
-                self.forget(job)
+        owed = MESSAGE_SECONDS + (meter.take() if meter is not None else 0.0)
+        job = Job(route, body, self.loop.create_future(), owed=owed)
+        if not self._ran_this_turn and self.light.next_is(flow):
+            self.light.serve(flow)
+            self._run_light(flow, job)
+        else:
+            self.light.push(flow, job)
+            if self._drainer is None:
+                self._drainer = self.loop.create_task(self._drain())
+        return job.future
 
     async def _drain(self) -> None:
-        """Run the light queue, one job a turn of the loop, fairest first."""
+        """Run the light queue, fairest first, one job a turn of the loop in all (with
+        any that :meth:`submit` ran at once): a turn then holds at most one job besides
+        the sockets' reading and writing, so a frame that arrives waits for at most one
+        job a turn, not two."""
         try:
             await asyncio.sleep(0)  # let the other messages of this turn queue too
             while self.light:
+                if self._ran_this_turn:  # one ran at once this turn (submit): next turn
+                    await asyncio.sleep(0)
+                    continue
                 flow, job = self.light.pop()
                 if not job.future.done():
                     self._run_light(flow, job)
@@ -488,7 +596,13 @@ class Workers:
         self._cost = cost
         return self.costs.light(cost)
 
+    def _turn_over(self) -> None:
+        self._ran_this_turn = False
+
     def _run_light(self, flow: Flow, job: Job) -> None:
+        if not self._ran_this_turn and self.loop is not None:
+            self._ran_this_turn = True  # at most one job a turn at once, the others queue
+            self.loop.call_soon(self._turn_over)  # (call_soon: the next turn)
         self._cost = None
         started = time.thread_time()
         try:
@@ -499,7 +613,7 @@ class Workers:
                 job.route, "server: internal error (logged)", 500, request_id(job.body)
             )
         spent = time.thread_time() - started
-        self.light.charge(flow, spent)
+        self.light.charge(flow, spent + job.owed)  # its start was its flow's tag: SFQ
         if isinstance(answer, Heavy):
             job.request_id = answer.request_id
             self._queue_heavy(flow, job)

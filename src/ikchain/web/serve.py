@@ -52,6 +52,7 @@ from uvicorn.server import ServerState
 from ikchain.caps import CONNECTION_LIMITS
 from ikchain.web.logs import log_to_stderr
 from ikchain.web.processes import end_with_parent
+from ikchain.web.scheduler import METER_KEY, Meter
 
 #: Whether the kernel balances connections over a group of sockets on one port.
 BALANCED = sys.platform.startswith("linux") and hasattr(socket, "SO_REUSEPORT")
@@ -267,6 +268,15 @@ def _worker(sock: socket.socket, parent: int, is_ready: Any, limits: Limits) -> 
 # -- Connection limits -----------------------------------------------------------------------
 
 
+#: A connection on which nothing happened for this long (no request or message, no
+#: answer under way) counts as *idle*: when a cap is reached, the connection idle
+#: longest (of the same address, for the per-address cap) is closed to make room for
+#: the newcomer, so that no client holding idle connections locks the others out. A
+#: page's connection sends its first request within milliseconds; the second of grace
+#: keeps a flood of new connections from closing each other before they speak.
+IDLE_AFTER_SECONDS = 1.0
+
+
 @dataclasses.dataclass(frozen=True)
 class Limits:
     """What one server process lets its connections hold; the defaults are
@@ -283,6 +293,7 @@ class Limits:
     ws_message_bytes: int = CONNECTION_LIMITS["ws_message_bytes"]
     ws_buffer_bytes: int = CONNECTION_LIMITS["ws_buffer_bytes"]
     shutdown_seconds: int = CONNECTION_LIMITS["shutdown_seconds"]
+    idle_after_seconds: float = IDLE_AFTER_SECONDS
 
 
 #: A refused connection gets a 503 and is read (and dropped) for this long before it
@@ -328,7 +339,7 @@ async def serve_socket(server: uvicorn.Server, sock: socket.socket) -> None:
     loop.set_exception_handler(_ThrottledErrors())
     uvicorn_log = logging.getLogger("uvicorn.error")
     if not any(isinstance(f, _ThrottledRecords) for f in uvicorn_log.filters):
-        uvicorn_log.addFilter(_ThrottledRecords())  # "Invalid HTTP request received." ...
+        uvicorn_log.addFilter(_ThrottledRecords())
     _book(server.server_state, server.config)  # now, while the open files are few
     await server.serve(sockets=[sock])
 
@@ -391,8 +402,14 @@ class _ThrottledRecords(logging.Filter):
         self.last: dict[str, float] = {}
         self.held: Counter[str] = Counter()
 
+    #: uvicorn's lines that the lesson's own replace (:meth:`LessonHTTP.send_400_response`
+    #: logs the client and the reason instead).
+    REPLACED = frozenset({"Invalid HTTP request received."})
+
     def filter(self, record: logging.LogRecord) -> bool:
         kind = str(record.msg)
+        if kind in self.REPLACED:
+            return False
         now = time.monotonic()
         if now - self.last.get(kind, -LOG_EVERY_SECONDS) < LOG_EVERY_SECONDS:
             self.held[kind] += 1
@@ -464,20 +481,54 @@ class Book:
         self.ws_buffered = 0
         self.refused = Throttled(logging.WARNING)
         self.closed = Throttled(logging.INFO)
+        self.malformed = Throttled(logging.WARNING)
 
     def admit(self, transport: asyncio.BaseTransport) -> str | None:
-        """Count ``transport`` in, or say (as an error message) why not."""
+        """Count ``transport`` in, or say (as an error message) why not. At a cap, the
+        connection idle longest (:meth:`make_room`) is closed to let it in; only when
+        none is idle is it refused."""
         client = _client(transport)
-        if self.clients[client] >= self.limits.client_connections:
+        if self.clients[client] >= self.limits.client_connections and not self.make_room(
+            client, f"at most {self.limits.client_connections} from one address"
+        ):
             return (
-                f"server: {self.clients[client]} connections open from {client}; expected "
-                f"at most {self.limits.client_connections} from one address"
+                f"server: {self.clients[client]} connections open from {client}, none idle; "
+                f"expected at most {self.limits.client_connections} from one address"
             )
-        if len(self.held) >= self.cap:
-            return f"server: {len(self.held)} connections open; expected at most {self.cap}"
+        if len(self.held) >= self.cap and not self.make_room(None, f"at most {self.cap} in all"):
+            return (
+                f"server: {len(self.held)} connections open, none idle; expected at most {self.cap}"
+            )
         self.held[transport] = client
         self.clients[client] += 1
         return None
+
+    def make_room(self, client: str | None, cap: str) -> bool:
+        """Close the connection (of ``client``; None: of anyone) idle longest, if one has
+        been idle for at least ``limits.idle_after_seconds``; whether one was."""
+        now = time.monotonic()
+        latest = now - self.limits.idle_after_seconds
+        chosen: asyncio.BaseTransport | None = None
+        since = latest
+        for transport, owner in self.held.items():
+            if client is not None and owner != client:
+                continue
+            moment = _idle_since(transport)
+            if moment is not None and moment <= since:
+                chosen, since = transport, moment
+        if chosen is None:
+            return False
+        protocol = chosen.get_protocol()
+        self.release(chosen)
+        self.closed(
+            f"ikchain lesson: closed a connection from {_client(chosen)} idle for "
+            f"{now - since:.0f} s to serve a new one ({cap})"
+        )
+        if isinstance(protocol, LessonWebSocket):
+            protocol.fail(1013, "server: full; closed this idle connection to serve another")
+        else:
+            chosen.close()
+        return True
 
     def release(self, transport: asyncio.BaseTransport) -> None:
         client = self.held.pop(transport, None)
@@ -528,12 +579,36 @@ def _book(server_state: ServerState, config: Any) -> Book:
     return book
 
 
-def _timeout_answer(message: str) -> bytes:
+#: What a request that cannot be parsed as HTTP/1.1 is told (with a 400).
+MALFORMED_REQUEST = (
+    "request: expected an HTTP/1.1 request line and headers in ASCII (a percent-encoded "
+    "path and query), got bytes that do not parse"
+)
+
+
+def _error_answer(status: int, phrase: str, message: str) -> bytes:
     body = json.dumps({"ok": False, "error": message}).encode()
     return (
-        b"HTTP/1.1 408 Request Timeout\r\ncontent-type: application/json\r\n"
-        b"connection: close\r\n" + b"content-length: %d\r\n\r\n" % len(body) + body
+        b"HTTP/1.1 %d %s\r\ncontent-type: application/json\r\n" % (status, phrase.encode())
+        + b"connection: close\r\n"
+        + b"content-length: %d\r\n\r\n" % len(body)
+        + body
     )
+
+
+def _idle_since(transport: asyncio.BaseTransport) -> float | None:
+    """Since when (``time.monotonic``) the connection on ``transport`` has been idle:
+    nothing asked or answered since; None while it is being answered or closing."""
+    if transport.is_closing():
+        return None
+    protocol = transport.get_protocol()
+    if isinstance(protocol, LessonHTTP | LessonWebSocket):
+        return protocol.idle_since()
+    return None
+
+
+def _timeout_answer(message: str) -> bytes:
+    return _error_answer(408, "Request Timeout", message)
 
 
 class LessonHTTP(H11Protocol):
@@ -547,6 +622,7 @@ class LessonHTTP(H11Protocol):
         self.deadline: asyncio.TimerHandle | None = None
         self.waiting_for = ""  # "the headers" or "the body" while a deadline runs
         self.send_deadline: asyncio.TimerHandle | None = None
+        self.meter = Meter()  # what this connection costs beyond its requests' jobs
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         set_nodelay(transport)
@@ -555,14 +631,49 @@ class LessonHTTP(H11Protocol):
             self.refused = True
             self.book.refuse(transport, refusal)
             return
+        self.active = time.monotonic()
         super().connection_made(transport)
         self._wait_for("the headers", self.book.limits.header_seconds)
+
+    def idle_since(self) -> float | None:
+        """When the last answer ended (or the connection opened); None while a request
+        whose headers have arrived is being answered (a body still arriving is idle)."""
+        cycle = self.cycle
+        answering = cycle is not None and not cycle.response_complete
+        if answering and self.conn.their_state is not h11.SEND_BODY:
+            return None
+        return self.active
 
     def data_received(self, data: bytes) -> None:
         if self.refused:
             return  # read and dropped until the linger ends
-        super().data_received(data)
+        started = time.thread_time()
+        try:
+            super().data_received(data)
+        except Exception as error:  # bytes a parser let through and the server choked on
+            self._malformed(f"{type(error).__name__} while reading it")
+            return
+        finally:
+            self.meter.add(time.thread_time() - started)
+        scope: dict[str, Any] | None = self.scope  # type: ignore[assignment]
+        if scope is not None:  # the request parsed here, its task not yet started
+            scope[METER_KEY] = self.meter
         self._check()
+
+    def send_400_response(self, msg: str) -> None:
+        """A request h11 cannot parse (bytes beyond ASCII in its request line, say):
+        a JSON 400, and one log line naming the client, not uvicorn's warning."""
+        self._malformed("its request line or headers do not parse as HTTP/1.1")
+
+    def _malformed(self, why: str) -> None:
+        client = _client(self.transport)
+        self.book.malformed(f"ikchain lesson: refused a malformed request from {client}: {why}")
+        if self.transport.is_closing():
+            return
+        cycle = self.cycle
+        if cycle is None or not cycle.response_started or cycle.response_complete:
+            self.transport.write(_error_answer(400, "Bad Request", MALFORMED_REQUEST))
+        self.transport.close()
 
     def connection_lost(self, exc: Exception | None) -> None:
         if self.refused:
@@ -574,6 +685,7 @@ class LessonHTTP(H11Protocol):
         super().connection_lost(exc)
 
     def on_response_complete(self) -> None:
+        self.active = time.monotonic()
         super().on_response_complete()
         if not self.transport.is_closing() and self.conn.their_state is h11.IDLE:
             self._wait_for("the headers", self.book.limits.header_seconds)  # the next request
@@ -671,6 +783,9 @@ class LessonWebSocket(WebSocketsSansIOProtocol):
         self.idle_deadline: asyncio.TimerHandle | None = None
         self.send_deadline: asyncio.TimerHandle | None = None
         self.failed = False
+        self.active = time.monotonic()  # the last message in or reply out
+        self.in_hand = 0  # messages received and not yet answered
+        self.meter = Meter()  # what this socket costs beyond its messages' jobs
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         super().connection_made(transport)
@@ -678,10 +793,30 @@ class LessonWebSocket(WebSocketsSansIOProtocol):
         self._restart_idle()
 
     def data_received(self, data: bytes) -> None:
+        started = time.thread_time()
         super().data_received(data)
         self._count()
+        self.meter.add(time.thread_time() - started)
+
+    def handle_connect(self, event: Any) -> None:
+        super().handle_connect(event)
+        scope: dict[str, Any] = self.scope  # type: ignore[assignment]
+        scope[METER_KEY] = self.meter
+
+    def idle_since(self) -> float | None:
+        """When the last message came in or the last reply went out (or the socket
+        opened); None while a message is in hand."""
+        return None if self.in_hand else self.active
+
+    async def send(self, message: Any) -> None:
+        if message["type"] == "websocket.send":
+            self.in_hand = max(0, self.in_hand - 1)
+            self.active = time.monotonic()
+        await super().send(message)
 
     def send_receive_event_to_app(self) -> None:
+        self.in_hand += 1
+        self.active = time.monotonic()
         super().send_receive_event_to_app()
         self._restart_idle()
 
