@@ -26,7 +26,7 @@ TARGETS = RNG.uniform(-1.5, 1.5, (40, 2))
 
 def _options(method: str) -> list[dict]:
     """Option sets each method takes, one per kind of step around the plain solve."""
-    sets: list[dict] = [{}, {"bend": -1}, {"pole": [0.2, 1.0]}, {"soft": 0.2}]
+    sets: list[dict] = [{}, {"bend": -1}, {"pole": [0.2, 1.0]}, {"soft": 0.2}, {"weight": 0.5}]
     if method != "analytic":
         sets += [{"max_iterations": 7, "tolerance": 1e-6}, {"trace": True}]
     if method in ("ccd", "dls", "jt"):

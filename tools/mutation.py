@@ -460,6 +460,20 @@ MUTANTS: tuple[Mutant, ...] = (
         "    except ZeroDivisionError:",
         ("tests/test_extreme_values.py",),
     ),
+    Mutant(
+        "blend: the shortest turn blended (leaves the limits)",
+        "solvers/blend.py",
+        "    return start + weight * (answer - start)",
+        "    return start + weight * kinematics.wrap_angle(answer - start)",
+        ("tests/test_blend_weight.py",),
+    ),
+    Mutant(
+        "blend: a tip the weight moved off the target called converged",
+        "solvers/blend.py",
+        "np.where(np.isin(solved, _REACHED), _BLENDED, solved)",
+        "np.where(np.isin(solved, _REACHED), _CONVERGED, solved)",
+        ("tests/test_blend_weight.py",),
+    ),
 )
 
 

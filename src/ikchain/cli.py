@@ -77,6 +77,9 @@ def build_parser() -> argparse.ArgumentParser:
     solve_parser.add_argument("--max-step", type=_number, help="ccd: largest turn per sweep, rad")
     solve_parser.add_argument("--pole", type=_floats, help="x,y (m): bend toward this point")
     solve_parser.add_argument("--soft", type=_number, help="soft reach, m: ease the last stretch")
+    solve_parser.add_argument(
+        "--weight", type=_number, help="blend weight in [0, 1]: how far from the start pose to go"
+    )
     solve_parser.add_argument("--trace", action="store_true", help="keep the error per iteration")
     solve_parser.add_argument("--json", action="store_true", help="print JSON")
 
@@ -388,6 +391,7 @@ def _solve(chain: Chain, args: argparse.Namespace, program: bool = False) -> Any
         trace=args.trace,
         pole=args.pole,
         soft=args.soft,
+        weight=args.weight,
     )
     if not all(np.all(np.isfinite(value)) for value in (result.angles, result.joints)):
         raise ArithmeticError("the answer is not finite")

@@ -28,6 +28,10 @@ class Status(enum.StrEnum):
         eased toward the root, reached it (or came as near it as any pose can), and so
         stopped short of the true target by design; ``error`` is the distance from the
         true target.
+    BLENDED
+        With ``weight`` below 1 (:mod:`ikchain.solvers.blend`): the solve reached the
+        target (or came as near it as any pose can), and the weight moved the pose
+        back toward the start pose, by design; ``error`` is the blended tip's distance.
     """
 
     CONVERGED = "converged"
@@ -35,6 +39,7 @@ class Status(enum.StrEnum):
     STALLED = "stalled"
     MAX_ITERATIONS = "max_iterations"
     SOFTENED = "softened"
+    BLENDED = "blended"
 
 
 # Integer codes used inside the vectorised loop; index into STATUS_BY_CODE.

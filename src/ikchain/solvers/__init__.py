@@ -22,8 +22,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import ArrayLike
 
 from ikchain.chain import Chain
 from ikchain.result import Result
@@ -38,7 +37,7 @@ from ikchain.solvers.methods import (
     TAKES_LIMITS,
 )
 from ikchain.solvers.options import Options
-from ikchain.solvers.solver import Solver
+from ikchain.solvers.solver import Solver, default_init
 
 __all__ = [
     "BONES",
@@ -94,14 +93,6 @@ def interpret() -> None:
     mode.INTERPRETED = True
 
 
-def default_init(chain: Chain, bend: int = 1) -> NDArray[np.float64]:
-    """The slightly bent start pose, shape (n,), kept inside any joint limits."""
-    angles = np.full(chain.n_bones, bend * START_BEND)
-    if chain.limits is not None:
-        angles = np.clip(angles, chain.limits[:, 0], chain.limits[:, 1])
-    return angles
-
-
 def solve(
     chain: Chain,
     target: ArrayLike,
@@ -118,6 +109,7 @@ def solve(
     rest_weight: float | None = None,
     pole: ArrayLike | None = None,
     soft: float | None = None,
+    weight: float | None = None,
     out: Result | None = None,
 ) -> Result:
     """Joint angles that bring the chain's tip to ``target``, or as close as possible.
@@ -175,6 +167,13 @@ def solve(
         (:mod:`ikchain.solvers.soft`). ``error``, ``min_error`` and ``reachable`` stay
         those of the true target; a tip left short of it by the easing gets the status
         ``softened``, never ``converged``.
+    weight : float, optional
+        Blend weight in [0, 1]: the pose returned is ``start + weight * (answer -
+        start)``, joint by joint, ``start`` being ``init`` (with ``analytic``, the pose
+        to blend from) or the bent start pose: 0 gives the start pose, 1 (the default)
+        the answer, each bit for bit; between them the pose stays within the joint
+        limits (:mod:`ikchain.solvers.blend`). A blended tip off the target gets the
+        status ``blended``; ``min_error`` and ``reachable`` stay the target's.
     out : Result, optional
         A Result of an earlier solve with as many targets and bones, whose memory
         this solve reuses instead of allocating its own: a caller solving a long
@@ -208,6 +207,7 @@ def solve(
             trace,
             rest_weight,
             soft,
+            weight,
         )
         try:
             solver = _SOLVERS.get(key)
@@ -228,6 +228,7 @@ def solve(
         rest_weight=rest_weight,
         pole=pole,
         soft=soft,
+        weight=weight,
     )
     _keep(key, solver)
     return solver.solve(target, init, out=out)
@@ -244,6 +245,7 @@ def _key(
     trace: Any,
     rest_weight: Any,
     soft: Any,
+    weight: Any,
 ) -> tuple[Any, ...]:
     """What ``solve()`` and ``follow()`` find their Solver by: the chain (by identity:
     the cache holds it, so no other object can take its id), the method, the option
@@ -259,6 +261,7 @@ def _key(
         trace,
         rest_weight,
         soft,
+        weight,
         type(max_iterations),
         type(tolerance),
         type(damping),
@@ -267,6 +270,7 @@ def _key(
         type(trace),
         type(rest_weight),
         type(soft),
+        type(weight),
     )
 
 
@@ -300,6 +304,7 @@ def follow(
     rest: ArrayLike | None = None,
     rest_weight: float | None = None,
     soft: float | None = None,
+    weight: float | None = None,
     out: Result | None = None,
 ) -> Result:
     """Solve a path of targets in order, each from the answer for the one before it.
@@ -323,6 +328,9 @@ def follow(
     max_iterations, tolerance, damping, bend, max_step, trace, rest, rest_weight, soft, out
         As in :func:`solve`, each per target of the path (with ``soft``, each target is
         eased before the path is followed, and reported against the true one).
+    weight : float, optional
+        As in :func:`solve`: each frame starts from the previous frame's blended pose
+        (the loop of weighted solves; not with ``trace`` or ``out``).
 
     Returns
     -------
@@ -343,8 +351,8 @@ def follow(
         raise ValueError("bend: chooses the default start pose; expected init or bend, got both")
     key = None
     if rest is None:
-        options = (max_iterations, tolerance, damping, bend, max_step, trace, rest_weight, soft)
-        key = ("follow", *_key(chain, method, *options))
+        options = (max_iterations, tolerance, damping, bend, max_step, trace, rest_weight)
+        key = ("follow", *_key(chain, method, *options, soft, weight))
         try:
             solver = _SOLVERS.get(key)
         except TypeError:
@@ -363,6 +371,7 @@ def follow(
         rest=rest,
         rest_weight=rest_weight,
         soft=soft,
+        weight=weight,
     )
     _keep(key, solver)
     return solver.follow(path, init, out=out)

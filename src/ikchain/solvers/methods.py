@@ -17,13 +17,14 @@ CODE: dict[str, int] = {method: code for code, method in enumerate(ITERATIVE)}
 
 #: Options each method takes, beyond the chain and the target.
 OPTIONS: dict[str, frozenset[str]] = {
-    "analytic": frozenset({"bend", "pole", "soft"}),
+    "analytic": frozenset({"bend", "pole", "soft", "weight"}),
     "ccd": frozenset(
         {
             "init",
             "bend",
             "pole",
             "soft",
+            "weight",
             "max_iterations",
             "tolerance",
             "damping",
@@ -31,13 +32,16 @@ OPTIONS: dict[str, frozenset[str]] = {
             "trace",
         }
     ),
-    "fabrik": frozenset({"init", "bend", "pole", "soft", "max_iterations", "tolerance", "trace"}),
+    "fabrik": frozenset(
+        {"init", "bend", "pole", "soft", "weight", "max_iterations", "tolerance", "trace"}
+    ),
     "jt": frozenset(
         {
             "init",
             "bend",
             "pole",
             "soft",
+            "weight",
             "max_iterations",
             "tolerance",
             "damping",
@@ -50,6 +54,7 @@ OPTIONS: dict[str, frozenset[str]] = {
             "bend",
             "pole",
             "soft",
+            "weight",
             "max_iterations",
             "tolerance",
             "damping",

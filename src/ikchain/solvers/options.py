@@ -53,6 +53,7 @@ KEYWORDS = (
     "rest_weight",
     "pole",
     "soft",
+    "weight",
 )
 
 
@@ -86,6 +87,8 @@ class Options:
         The point (m) the chain bends toward (:mod:`ikchain.solvers.pole`).
     soft : float or None
         Soft reach (m) (:mod:`ikchain.solvers.soft`).
+    weight : float or None
+        The blend weight in [0, 1] (:mod:`ikchain.solvers.blend`).
     record : array, shape (len(OPTION_FIELDS),)
         What the kernels read for one target or a batch (never written).
     follow_record : array, shape (len(OPTION_FIELDS),)
@@ -104,6 +107,7 @@ class Options:
     rest_weight: float
     pole: NDArray[np.float64] | None
     soft: float | None
+    weight: float | None
     record: NDArray[np.float64]
     follow_record: NDArray[np.float64]
 
@@ -121,6 +125,7 @@ class Options:
             "rest_weight": self.rest_weight if self.rest is not None else None,
             "pole": self.pole,
             "soft": self.soft,
+            "weight": self.weight,
         }
         given.update(changes)
         return {name: value for name, value in given.items() if value is not None}
@@ -174,6 +179,11 @@ def options_from_keywords(chain: Chain, method: str, given: dict[str, Any]) -> O
         from ikchain.solvers.soft import check_soft
 
         soft = check_soft(chain, soft)
+    blend = given.get("weight")
+    if blend is not None:
+        from ikchain.solvers.blend import check_weight
+
+        blend = check_weight(blend)
     bones = BONES[method]
     if bones is not None and chain.n_bones != bones:
         raise ValueError(
@@ -223,6 +233,7 @@ def options_from_keywords(chain: Chain, method: str, given: dict[str, Any]) -> O
         weight,
         pole,
         soft,
+        blend,
         record,
         follow_record,
     )

@@ -27,7 +27,7 @@ from ikchain.chain import Chain
 from ikchain.checks import check_angles, check_points
 from ikchain.result import Result, result_from_out, take_fields, with_memory_of
 from ikchain.solvers import runner
-from ikchain.solvers.methods import CODE, ITERATIVE, OPTIONS
+from ikchain.solvers.methods import CODE, ITERATIVE, OPTIONS, START_BEND
 from ikchain.solvers.options import Options, options_from_keywords
 from ikchain.solvers.records import CODE as CODE_FIELD
 from ikchain.solvers.records import out_width
@@ -52,7 +52,7 @@ class Solver:
         The chain to pose.
     method : {"dls", "ccd", "fabrik", "jt", "analytic"}
         ``analytic`` is the two-bone closed form; the others iterate.
-    max_iterations, tolerance, damping, bend, max_step, trace, rest, rest_weight, pole, soft
+    max_iterations, tolerance, damping, bend, max_step, trace, rest, rest_weight, pole, soft, weight
         As in :func:`ikchain.solve`. ``bend`` chooses the default start pose, used
         where a call gives no ``init``.
 
@@ -93,6 +93,7 @@ class Solver:
         "_rest",
         "_sides",
         "_truth",
+        "_unweighted",
         "_width",
         "chain",
         "method",
@@ -118,6 +119,7 @@ class Solver:
         rest_weight: float | None = None,
         pole: ArrayLike | None = None,
         soft: float | None = None,
+        weight: float | None = None,
     ) -> None:
         options = options_from_keywords(
             chain,
@@ -133,6 +135,7 @@ class Solver:
                 "rest_weight": rest_weight,
                 "pole": pole,
                 "soft": soft,
+                "weight": weight,
             },
         )
         self.chain = chain
@@ -149,7 +152,10 @@ class Solver:
         self._sides: tuple[Solver, Solver] | None = None
         self._aimed: Solver | None = None
         self._truth: Solver | None = None
-        if options.pole is not None:  # before: both bends (and a mirror), then a choice
+        self._unweighted: Solver | None = None
+        if options.weight is not None and options.weight != 1.0:  # after all: the blend
+            self._unweighted = Solver(chain, method, **options.keywords(weight=None))
+        elif options.pole is not None:  # before: both bends (and a mirror), then a choice
             plain = options.keywords(pole=None)
             self._sides = (
                 Solver(chain, method, **plain, bend=1),
@@ -162,7 +168,12 @@ class Solver:
                 unsolved["max_iterations"] = 0
             self._truth = Solver(chain, method, **unsolved)
         # one target, no step around it, no trace: straight to the kernel
-        self._plain = options.pole is None and options.soft is None and not options.trace
+        self._plain = (
+            options.pole is None
+            and options.soft is None
+            and self._unweighted is None
+            and not options.trace
+        )
 
     def __repr__(self) -> str:
         given = ", ".join(f"{k}={v!r}" for k, v in self.options.keywords().items())
@@ -289,8 +300,10 @@ class Solver:
     ) -> Result:
         """One target or a batch, by the target's shape: what :func:`ikchain.solve`
         calls. ``following``: the targets are a path (:meth:`follow`)."""
-        if init is not None and self.method == "analytic":
-            allowed = OPTIONS["analytic"]
+        if self._unweighted is not None:
+            return self._weighted(self._unweighted, target, init, out, following)
+        if init is not None and self.method == "analytic" and self.options.weight is None:
+            allowed = OPTIONS["analytic"]  # (with a weight, init is the pose blended from)
             raise ValueError(f"method 'analytic' takes only {', '.join(sorted(allowed))}; got init")
         if self._sides is not None:
             return self._toward_pole(self._sides, target, init, out)
@@ -375,6 +388,38 @@ class Solver:
         pole = cast("NDArray[np.float64]", self.options.pole)  # set with the sides
         return toward_pole(solve_with, pole, self.options.tolerance, self.chain.limits)
 
+    def _weighted(
+        self, plain: Solver, target: ArrayLike, init: Any, out: Any, following: bool
+    ) -> Result:
+        """The answer blended with the start pose by the weight
+        (:mod:`ikchain.solvers.blend`); with ``analytic``, ``init`` is the pose to blend
+        from (the closed form has no start pose of its own)."""
+        from ikchain.solvers import blend
+
+        weight = cast(float, self.options.weight)  # set with the unweighted Solver
+        start = (
+            default_init(self.chain, self.options.bend)
+            if init is None
+            else check_angles(init, self._n, "init")
+        )
+        if following:  # each frame from the last one's blended pose: one by one
+            if self.options.trace or out is not None:
+                raise ValueError(
+                    "weight: a path is blended frame by frame; expected follow without "
+                    f"{'trace' if self.options.trace else 'out'}, got both"
+                )
+            points = check_points(target, "path")
+            frames = []
+            for point in points:
+                frames.append(self.solve(point, start))
+                start = frames[-1].angles
+            return stacked(frames)
+        if self.method != "analytic":
+            runner.check_within_limits(self.chain, start)
+        answer = plain.solve(target, None if self.method == "analytic" else init, out=out)
+        result = blend.blend(self.chain.lengths, answer, start, weight, self.options.tolerance)
+        return result if out is None else take_fields(out, result)
+
     def _softly(
         self,
         aimed: Solver,
@@ -406,6 +451,36 @@ class Solver:
         if out is not None:
             return take_fields(out, result)
         return with_memory_of(result, answers[0])  # the eased answer is dropped
+
+
+def default_init(chain: Chain, bend: int = 1) -> NDArray[np.float64]:
+    """The slightly bent start pose, shape (n,), kept inside any joint limits: each
+    joint turned ``bend`` x ``START_BEND`` (rad), as the kernels start by default."""
+    angles = np.full(chain.n_bones, bend * START_BEND)
+    if chain.limits is not None:
+        angles = np.clip(angles, chain.limits[:, 0], chain.limits[:, 1])
+    return angles
+
+
+def stacked(frames: list[Result]) -> Result:
+    """A batch Result of shape (k,) from k single ones, row i being frame i."""
+    fields = {
+        name: np.array([getattr(frame, name) for frame in frames])
+        for name in ("angles", "joints", "end", "target", "error", "min_error", "iterations")
+    }
+    return Result(
+        fields["angles"],
+        fields["joints"],
+        fields["end"],
+        fields["target"],
+        fields["error"],
+        fields["min_error"],
+        np.array([frame.reachable for frame in frames], dtype=np.bool_),
+        fields["iterations"],
+        np.array([frame.status for frame in frames] + [None], dtype=object)[:-1],
+        frames[0].method if frames else "",
+        certified=np.array([frame.certified for frame in frames], dtype=np.bool_),
+    )
 
 
 def _plain_point(target: Any) -> tuple[float, float] | None:
