@@ -214,7 +214,7 @@
     var sent = rs.sent;
     if (reply.replay.frame && sent && sent.iterations === this.fig.state.iterations &&
         rs.key === this.key()) {
-      this.fig.adoptFrame(reply.replay.frame);
+      this.fig.adoptFrame(reply.replay.frame, sent);
     }
     this.chartEl.innerHTML = reply.replay.chart;
     this.show(0);
