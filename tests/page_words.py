@@ -1,7 +1,7 @@
 """Words of the lesson's main path, counted from the page as the server renders it.
 
 The main path is what a reader meets reading down the page without opening anything:
-the text inside ``<main>``, minus every ``<details>`` body (a folded "more"; its
+the text of the page's body (its header included), minus every ``<details>`` body (a folded "more"; its
 ``<summary>`` line is read, so it counts), minus the "under the hood" appendix, and
 minus scripts, styles and drawings (SVG). English counts words (runs of letters, with
 inner apostrophes or hyphens); Chinese counts Han characters, and a run of Latin
@@ -48,7 +48,7 @@ class _MainPath(HTMLParser):
             self.stack.append((tag, False))
             self.summary_depth += 1
             return
-        if tag == "main":
+        if tag == "body":
             self.in_main += 1
         self.stack.append((tag, hides))
 
@@ -57,7 +57,7 @@ class _MainPath(HTMLParser):
             return
         while self.stack:
             top, _ = self.stack.pop()
-            if top == "main":
+            if top == "body":
                 self.in_main -= 1
             if top == "summary":
                 self.summary_depth -= 1

@@ -39,6 +39,10 @@ REPLAY_CAP_TESTS = (
     "tests/test_lesson_extras.py::test_replay_and_motion_replies_stay_within_their_bound_and_the_cap",
 )
 MOTION_CAP_TESTS = ("tests/test_lesson_extras.py::test_the_motion_work_cap_is_the_readmes",)
+#: A figure's link against the figure it was copied from, in a second browser.
+LINK_TESTS = ("tests/browser/test_figure_link_reproduces.py",)
+#: The main path's structure: folds, menus, the pole's figures, focusable tables.
+PAGE_STRUCTURE_TESTS = ("tests/test_lesson_main_path.py",)
 
 
 #: Tests left out of mutation runs: the oracle's self-checks (they test no ikchain
@@ -57,6 +61,34 @@ class Mutant:
 
 
 MUTANTS: tuple[Mutant, ...] = (
+    Mutant(
+        "link: the start pose of the drawn solve left out",
+        "web/static/lesson.js",
+        'if (made && made.init) parts.push("init=" + list(made.init));',
+        "",
+        LINK_TESTS,
+    ),
+    Mutant(
+        "link: the pole left out",
+        "web/static/lesson.js",
+        'if (made && made.pole) parts.push("pole=" + list(made.pole));',
+        "",
+        LINK_TESTS,
+    ),
+    Mutant(
+        "tables: the scrolling wrapper not focusable",
+        "web/templates/_blocks.html",
+        '<div class="table-wrap" role="region" tabindex="0"',
+        '<div class="table-wrap" role="region"',
+        PAGE_STRUCTURE_TESTS,
+    ),
+    Mutant(
+        "pole: offered in a three-bone figure",
+        "lesson/content.py",
+        '"pole": list(POLE_DEFAULT) if section.pole else None,',
+        '"pole": list(POLE_DEFAULT),',
+        PAGE_STRUCTURE_TESTS,
+    ),
     Mutant(
         "ccd: a large negative turn capped to +max_step",
         "solvers/ccd.py",

@@ -19,7 +19,7 @@ from ikchain.kinematics import manipulability_from_angles
 from ikchain.lesson.content import load_text
 from ikchain.lesson.frames import ELLIPSE_SCALE
 
-from .conftest import SCREENSHOTS
+from .conftest import SCREENSHOTS, UNFOLD
 from .test_lesson_extras import phone_lesson, start_replay
 from .test_lesson_issue15 import PHONE, ring_centre, touch_drag
 from .test_lesson_page import drag_ring, open_lesson, screen_from_world, wait_idle
@@ -244,6 +244,7 @@ def test_artifact_screenshots_of_the_22_figure(browser: Any, server_url: str) ->
         ("zh", PHONE, "jt-ellipse-zh-390.png"),
     ):
         context = browser.new_context(viewport=viewport, device_scale_factor=1)
+        context.add_init_script(UNFOLD)
         try:
             page = context.new_page()
             open_lesson(page, server_url, lang)

@@ -16,6 +16,7 @@ import pytest
 
 from ikchain.lesson.content import load_text
 
+from .conftest import UNFOLD
 from .test_lesson_extras import PHONE, phone_lesson
 from .test_lesson_page import open_lesson, wait_idle
 
@@ -65,6 +66,7 @@ def test_the_smoothing_marker_is_big_enough_to_see(
 ) -> None:
     if viewport == "phone":
         context = browser.new_context(viewport=PHONE, has_touch=True, is_mobile=True)
+        context.add_init_script(UNFOLD)
         tab = context.new_page()
     else:
         context, tab = None, page
@@ -137,6 +139,7 @@ def test_the_limits_select_shows_its_whole_text(
     select leaves room for all of it beside its arrow, on a desktop and a phone."""
     if viewport == "phone":
         context = browser.new_context(viewport=PHONE, has_touch=True, is_mobile=True)
+        context.add_init_script(UNFOLD)
         tab = context.new_page()
     else:
         context, tab = None, page

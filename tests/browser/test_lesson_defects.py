@@ -16,6 +16,7 @@ import pytest
 from ikchain.lesson.content import TABLE_NUMBERS, load_text, tables_for_section
 from ikchain.solvers.methods import METHODS, OPTIONS
 
+from .conftest import UNFOLD
 from .test_lesson_page import (
     drag_ring,
     lesson_data,
@@ -270,6 +271,7 @@ def test_readings_are_announced_politely(page: Any, server_url: str) -> None:
 
 def test_script_that_fails_to_load_is_reported(browser: Any, server_url: str) -> None:
     context = browser.new_context()
+    context.add_init_script(UNFOLD)
     page = context.new_page()
     page.route("**/static/lesson.js", lambda route: route.abort())
     page.goto(f"{server_url}/?lang=zh", wait_until="load")

@@ -23,6 +23,7 @@ from ikchain.lesson.content import SECTIONS, figure_defaults, load_text
 from ikchain.lesson.tables import LENGTHS_BY_BONES
 from ikchain.web.protocol import frame_reply
 
+from .conftest import UNFOLD
 from .test_lesson_page import wait_idle
 
 #: The readings a frame's server-formatted text fills (the page prints them as sent).
@@ -297,6 +298,7 @@ def test_changing_the_figure_rewrites_the_address_and_the_link_opens_it_again(
     assert href == "#" + urlsplit(page.url).fragment
     # the link opened afresh shows the same state, as the server solves it
     other = browser.new_context(viewport={"width": 1280, "height": 900})
+    other.add_init_script(UNFOLD)
     try:
         tab = other.new_page()
         errors: list[str] = []

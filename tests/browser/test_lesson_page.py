@@ -15,6 +15,8 @@ import pytest
 
 from ikchain.lesson.content import load_text
 
+from .conftest import UNFOLD
+
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "artifacts" / "screenshots"
 
 #: How far the drawn tip may sit from the drawn ring centre when the error is < 1e-9 (m).
@@ -290,6 +292,7 @@ def test_page_without_javascript_reads_whole(page_no_js: Any, server_url: str) -
 
 def test_script_starting_placeholder_until_ready(browser: Any, server_url: str) -> None:
     context = browser.new_context()
+    context.add_init_script(UNFOLD)
     page = context.new_page()
     held: list[Any] = []
     page.route("**/static/lesson.js", lambda route: held.append(route))  # still on its way

@@ -14,7 +14,7 @@ import pytest
 from ikchain.lesson.content import load_text
 from ikchain.lesson.soft_reach import STATIC_FRAME, frame_words
 
-from .conftest import PHONE, SCREENSHOTS
+from .conftest import PHONE, SCREENSHOTS, UNFOLD
 from .test_lesson_issue15 import touch_drag
 from .test_lesson_page import open_lesson
 from .test_lesson_phone import swipe_up
@@ -206,6 +206,7 @@ def test_screenshot_of_the_block(
 ) -> None:
     mobile = name == "phone"
     context = browser.new_context(viewport=viewport, has_touch=mobile, is_mobile=mobile)
+    context.add_init_script(UNFOLD)
     try:
         page = context.new_page()
         open_lesson(page, server_url, lang)

@@ -17,7 +17,7 @@ import numpy as np
 
 from ikchain.caps import CAPS
 from ikchain.chain import Chain
-from ikchain.lesson import figures, limits_page, motion, replay, rest, soft_reach
+from ikchain.lesson import figures, limits_page, motion, predict, replay, rest, soft_reach
 from ikchain.lesson.frames import (
     FRAME_ITERATIONS,
     METHOD_TAKES,
@@ -133,6 +133,7 @@ SECTIONS: tuple[Section, ...] = (
             ("table", "table-1"),
             ("text", "formula[2:]"),
             ("text", "mirror"),
+            ("predict", ""),
         ),
         folds=(Fold("check", 4, 5),),
     ),
@@ -165,6 +166,7 @@ SECTIONS: tuple[Section, ...] = (
             ("text", "transpose"),
             ("text", "stall[2:4]"),
             ("table", "table-2-stall-starts"),
+            ("predict", ""),
         ),
         folds=(
             Fold("rays", 3, 4),
@@ -181,7 +183,7 @@ SECTIONS: tuple[Section, ...] = (
         "ccd",
         (0.9, 0.5),
         extra_controls=("family",),
-        shown=("bones", "family"),
+        shown=("bones", "family", "family2"),  # family2: four bones only
         blocks=(
             ("text", "intro"),
             ("figure", ""),
@@ -191,6 +193,7 @@ SECTIONS: tuple[Section, ...] = (
             ("text", "reading[1:2]"),
             ("text", "reading[2:]"),
             ("text", "family"),
+            ("predict", ""),
         ),
         folds=(Fold("short", 5, 6),),
     ),
@@ -213,8 +216,9 @@ SECTIONS: tuple[Section, ...] = (
             ("text", "soft"),
             ("soft-reach", ""),
             ("soft-reach-table", ""),
+            ("predict", ""),
         ),
-        folds=(Fold("soft", 6, 9),),
+        folds=(Fold("lengths", 4, 5), Fold("soft", 6, 9)),
     ),
     Section(
         "s25",
@@ -230,7 +234,8 @@ SECTIONS: tuple[Section, ...] = (
             ("figure", ""),
             ("choose", ""),
             ("replay", ""),
-            ("text", "limits"),
+            ("text", "limits[:1]"),
+            ("text", "limits[1:]"),
             ("limits-table", ""),
             ("text", "outcomes"),
             ("outcome-map", ""),
@@ -244,12 +249,14 @@ SECTIONS: tuple[Section, ...] = (
             ("text", "intro[1:]"),
             ("text", "reach"),
             ("reach-table", ""),
+            ("predict", ""),
         ),
         folds=(
-            Fold("map", 6, 8),
-            Fold("pull", 8, 10),
-            Fold("frames", 11, 14),
-            Fold("certified", 15, 18, hood=True),
+            Fold("clamp", 5, 7),
+            Fold("map", 7, 9),
+            Fold("pull", 9, 11),
+            Fold("frames", 11, 15),
+            Fold("certified", 16, 19, hood=True),
         ),
     ),
     Section(
@@ -264,8 +271,11 @@ SECTIONS: tuple[Section, ...] = (
             ("text", "intro"),
             ("motion", "tracking"),
             ("motion-table", "tracking"),
-            ("text", "reading"),
+            ("text", "reading[:2]"),
+            ("text", "reading[2:]"),
+            ("predict", ""),
         ),
+        folds=(Fold("jump", 4, 5),),
     ),
     Section(
         "s27",
@@ -281,6 +291,7 @@ SECTIONS: tuple[Section, ...] = (
             ("text", "intro"),
             ("figure", ""),
             ("text", "reading"),
+            ("predict", ""),
         ),
     ),
 )
@@ -444,6 +455,7 @@ BLOCK_KINDS: tuple[BlockKind, ...] = (
     BlockKind("rest-table", rest.rest_table, table=True),
     BlockKind("soft-reach", soft_reach.soft_reach_block),
     BlockKind("soft-reach-table", soft_reach.soft_reach_table_block, table=True),
+    BlockKind("predict", predict.predict_block),
 )
 BLOCKS: dict[str, BlockBuilder] = {k.kind: k.build for k in BLOCK_KINDS}
 TABLE_BLOCKS: tuple[str, ...] = tuple(k.kind for k in BLOCK_KINDS if k.table)
@@ -565,6 +577,7 @@ def _page_context(lang: str) -> dict[str, Any]:
             "replay": text["replay"],
             "motion": text["motion"],
             "choose": text["choose"],
+            "predict": text["predict"],
         },
         "methods": method_facts(),
         "ws_path": "/ws",

@@ -1095,10 +1095,12 @@
     var made = s.made;
     var target = made ? made.target : s.pointer;
     function list(v) { return v.map(function (x) { return String(x); }).join(","); }
-    var parts = [
-      "method=" + s.method, "bones=" + s.bones, "bend=" + s.bend,
-      "target=" + list(target),
-    ];
+    var parts = [];
+    // a control this figure does not show is not in its link (2.1: analytic, 2 bones)
+    if (this.control("method")) parts.push("method=" + s.method);
+    if (this.control("bones")) parts.push("bones=" + s.bones);
+    if (this.control("bend")) parts.push("bend=" + s.bend);
+    parts.push("target=" + list(target));
     if (this.control("iterations")) parts.push("iterations=" + s.iterations);
     if (this.control("damping")) parts.push("damping=" + s.damping);
     if (made && made.init) parts.push("init=" + list(made.init));
@@ -1142,11 +1144,12 @@
     s.bendFollowed = null;
     var el;
     // bones first: the method must fit them
-    if (has("bones")) {
+    // (a value the figure already has is taken as it is, with or without its control)
+    if (has("bones") && params.bones !== String(s.bones)) {
       el = option("bones", params.bones);
       if (el) { el.value = params.bones; this.setControl(el); } else said.push(M.bones_refused);
     }
-    if (has("method")) {
+    if (has("method") && params.method !== s.method) {
       el = option("method", params.method);
       if (el && fitsBones(params.method, s.bones)) { el.value = params.method; this.setControl(el); }
       else said.push(M.method_refused);
