@@ -1,17 +1,18 @@
 """Words of the lesson's main path, counted from the page as the server renders it.
 
 The main path is what a reader meets reading down the page without opening anything:
-the text of the page's body (its header included), minus every ``<details>`` body (a folded "more"; its
-``<summary>`` line is read, so it counts), minus the "under the hood" appendix, and
-minus scripts, styles and drawings (SVG). English counts words (runs of letters, with
-inner apostrophes or hyphens); Chinese counts Han characters, and a run of Latin
-letters inside Chinese text as one word.
+the text of the page's body (its header included), minus every ``<details>`` body (a
+folded "more"; its ``<summary>`` line is read, so it counts), minus the "under the
+hood" appendix, and minus scripts, styles and drawings (SVG). English counts words
+(runs of letters, with inner apostrophes or hyphens); Chinese counts Han characters,
+and a run of Latin letters inside Chinese text as one word.
 """
 
 from __future__ import annotations
 
 import re
 from html.parser import HTMLParser
+from typing import ClassVar
 
 #: Elements whose text is never the page's prose.
 SKIPPED = {"script", "style", "svg", "template"}
@@ -23,7 +24,18 @@ HAN = re.compile(r"[\u3400-\u9fff]")
 
 
 class _MainPath(HTMLParser):
-    VOID = {"br", "img", "input", "meta", "link", "hr", "wbr", "source", "col", "area"}
+    VOID: ClassVar[set[str]] = {
+        "br",
+        "img",
+        "input",
+        "meta",
+        "link",
+        "hr",
+        "wbr",
+        "source",
+        "col",
+        "area",
+    }
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)

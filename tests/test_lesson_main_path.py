@@ -18,7 +18,6 @@ import ikchain
 from ikchain.lesson import content, predict
 from ikchain.lesson.tables import LENGTHS_BY_BONES, TOLERANCE
 from ikchain.web.app import render_page
-
 from page_words import count_words, main_path_text
 
 #: The main path's budget, English words (Chinese: the same share of its whole text).
