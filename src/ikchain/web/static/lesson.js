@@ -1072,6 +1072,11 @@
     s.once = row.tolerance != null ? { tolerance: row.tolerance } : null;
     s.family = null;
     s.smoothing = null;
+    // the row's parts that extensions keep (2.5: limits preset, the pull), as a link's
+    for (var i = 0; i < LINK_PARTS.length; i++) {
+      var key = LINK_PARTS[i].key;
+      if (row[key] != null) LINK_PARTS[i].apply(this, String(row[key]));
+    }
     this.controlMessage("iterations", null);
     this.request(stamp(null));
   };
