@@ -21,8 +21,8 @@ from ikchain.lesson.frames import ELLIPSE_SCALE
 
 from .conftest import SCREENSHOTS, UNFOLD
 from .test_lesson_extras import phone_lesson
-from .test_lesson_issue15 import PHONE, ring_centre, touch_drag
 from .test_lesson_page import drag_ring, open_lesson, screen_from_world, wait_idle
+from .test_lesson_touch_and_replay import PHONE, ring_centre, touch_drag
 
 FIG = "fig-s22"
 #: Attributes are the server's numbers written by String(): equal to the bit; the
@@ -177,9 +177,14 @@ def test_the_menu_offers_the_methods_taught_so_far(page: Any, server_url: str, f
 
 
 def test_without_scripts_the_ellipse_is_drawn(page_no_js: Any, server_url: str) -> None:
+    """Drawn by the server; shown, with the condition number, once the optional "why
+    CCD slows" part that explains them is open (no script needed)."""
     page_no_js.goto(f"{server_url}/?lang=en")
     shape = page_no_js.locator(f"#{FIG} .ellipse-shape")
-    assert shape.count() == 1 and shape.is_visible()
+    condition = page_no_js.locator(f"#{FIG} .reading-condition")
+    assert shape.count() == 1 and not shape.is_visible() and not condition.is_visible()
+    page_no_js.locator("#s22-more-slow > summary").click()
+    assert shape.is_visible() and condition.is_visible()
     assert page_no_js.locator("#fig-s21 .ellipse-shape").count() == 0
     box = shape.bounding_box()
     assert box["width"] > 10 and box["height"] > 10

@@ -14,8 +14,8 @@ import pytest
 from ikchain.lesson.content import POLE_DEFAULT, SECTIONS, load_text
 
 from .test_lesson_extras import phone_lesson
-from .test_lesson_issue15 import PHONE, touch_drag
 from .test_lesson_page import open_lesson, screen_from_world, wait_idle
+from .test_lesson_touch_and_replay import PHONE, touch_drag
 
 FIGURES = tuple(f"fig-{s.key}" for s in SECTIONS if s.pole)
 FIG = "fig-s27"

@@ -15,9 +15,9 @@ from ikchain.lesson.content import load_text
 from ikchain.lesson.soft_reach import STATIC_FRAME, frame_words
 
 from .conftest import PHONE, SCREENSHOTS, UNFOLD
-from .test_lesson_issue15 import touch_drag
 from .test_lesson_page import open_lesson
 from .test_lesson_phone import swipe_up
+from .test_lesson_touch_and_replay import touch_drag
 
 BLOCK = "#soft-reach"
 #: Drawn coordinates are attribute text of the embedded numbers: equal, to rounding.

@@ -146,6 +146,9 @@ SECTIONS: tuple[Section, ...] = (
         (1.0, 0.6),
         methods=("analytic", "ccd"),
         extra_controls=("cold", "stall"),
+        # drawn, but shown only once "why CCD slows" is open (lesson.css), where the
+        # condition number and the ellipse are explained
+        extra_readings=("condition",),
         shown=("method", "iterations", "damping"),
         blocks=(
             ("text", "intro[:2]"),

@@ -1,4 +1,4 @@
-"""Issue 15, defect 10's small page defects: each test failed on the page before its fix.
+"""Small page details of the figures' controls: each test failed on the page before its fix.
 
 - switching Bones moved the controls;
 - the smoothing marker was 4.8 px across;
@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from ikchain.lesson.content import load_text
+from ikchain.lesson.content import SECTIONS, load_text
 
 from .conftest import UNFOLD
 from .test_lesson_extras import PHONE, phone_lesson
@@ -56,7 +56,10 @@ def test_switching_bones_leaves_every_control_where_it_was(
         wait_idle(page, fig)
         after = control_boxes(page, fig)
         for name, (x, y) in before.items():
-            if name in after:
+            # the select under the pointer, and all above it, stay; in 2.3 the
+            # four-bone slider comes and goes below it and takes no room when absent
+            # (no blank band), so what follows it may move by its height
+            if name in after and (fig == "fig-s22" or y <= before["bones"][1]):
                 assert after[name] == pytest.approx((x, y), abs=0.5), (bones, name)
 
 
@@ -93,7 +96,9 @@ def test_with_scripts_off_nothing_in_a_figure_takes_the_focus(
     page.goto(f"{server_url}/?lang=en")
     assert page.locator("svg.ik-figure [tabindex]").count() == 0
     assert page.locator("svg.ik-figure [role='slider']").count() == 0
-    assert page.locator("svg.ik-figure g.target").count() == 5
+    assert page.locator("svg.ik-figure g.target").count() == sum(
+        section.live_figure for section in SECTIONS
+    )
 
 
 def test_with_scripts_on_the_ring_is_a_focusable_slider(page: Any, server_url: str) -> None:

@@ -1,4 +1,4 @@
-"""Issue 15, page defects 1, 2, 5 and 8, in Chromium.
+"""Touch, resting solves, the phone layout and the replay's steps, in Chromium.
 
 1. a finger that lands on the ring drags it (real touch: CDP Input.dispatchTouchEvent),
    in all five figures, while a swipe that starts off the ring still scrolls the page;
