@@ -83,6 +83,20 @@ MUTANTS: tuple[Mutant, ...] = (
         PAGE_STRUCTURE_TESTS,
     ),
     Mutant(
+        "rest table: a row's pull and limits not loaded into the figure",
+        "web/static/lesson.js",
+        "if (row[key] != null) LINK_PARTS[i].apply(this, String(row[key]));",
+        "void key;",
+        ("tests/browser/test_rest_table_rows.py",),
+    ),
+    Mutant(
+        "controls: an absent control keeps its room (a blank band)",
+        "web/static/lesson.css",
+        ".ctl.is-absent { display: none; }",
+        ".ctl.is-absent { visibility: hidden; }",
+        ("tests/browser/test_lesson_folds.py",),
+    ),
+    Mutant(
         "pole: offered in a three-bone figure",
         "lesson/content.py",
         '"pole": list(POLE_DEFAULT) if section.pole else None,',

@@ -76,8 +76,10 @@ def test_23s_control_column_has_no_blank_band(page_as_served: Any, server_url: s
         return page.evaluate(
             """id => {
                 const items = Array.from(document.querySelectorAll(
-                    '#' + id + ' fieldset.controls > .ctl, #' + id + ' .ctl-more > .ctl'))
-                    .filter(el => el.getClientRects().length > 0)
+                    '#' + id + ' fieldset.controls > .ctl, #' + id + ' .ctl-more > .ctl, #' +
+                    id + ' .ctl-more > summary'))
+                    .filter(el => el.getClientRects().length > 0 &&
+                            getComputedStyle(el).visibility !== 'hidden')
                     .map(el => el.getBoundingClientRect());
                 const out = [];
                 for (let i = 1; i < items.length; i++) out.push(items[i].top - items[i - 1].bottom);
