@@ -234,6 +234,7 @@ SECTIONS: tuple[Section, ...] = (
         shown=("cold",),
         blocks=(
             ("text", "intro[:1]"),
+            ("text", "wedges"),
             ("figure", ""),
             ("choose", ""),
             ("replay", ""),
@@ -255,11 +256,11 @@ SECTIONS: tuple[Section, ...] = (
             ("predict", ""),
         ),
         folds=(
-            Fold("clamp", 5, 7),
-            Fold("map", 7, 9),
-            Fold("pull", 9, 11),
-            Fold("frames", 11, 15),
-            Fold("certified", 16, 19, hood=True),
+            Fold("clamp", 6, 8),
+            Fold("map", 8, 10),
+            Fold("pull", 10, 12),
+            Fold("frames", 12, 16),
+            Fold("certified", 17, 20, hood=True),
         ),
     ),
     Section(
