@@ -10,7 +10,7 @@ so the copy's code is what runs, and quickly). A mutant the tests do not notice
     python tools/mutation.py -k fabrik  # those whose name contains "fabrik"
 
 The list is curated rather than generated: each entry is a mistake that a review
-once made unnoticed (issue 14) or that guards a documented rule. Equivalent mutants
+once made unnoticed or that guards a documented rule. Equivalent mutants
 (changes no test can see because the behaviour is the same) are not listed; the
 README's development section names the ones considered.
 """
@@ -222,7 +222,7 @@ MUTANTS: tuple[Mutant, ...] = (
         "if following and b > begin + 1:",
         ("tests/test_follow.py",),
     ),
-    # -- the lesson's frames and caps (issue 14's lesson-side mistakes) ------------------
+    # -- the lesson's frames and caps (mistakes a review once missed) ------------------------
     Mutant(
         "frames: the mirrored re-solve given the whole budget, not what is left",
         "lesson/frames.py",

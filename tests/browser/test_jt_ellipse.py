@@ -1,5 +1,5 @@
 """The Jacobian transpose in the lesson's figures, and 2.2's manipulability ellipse,
-in Chromium (issue 15, capability 5).
+in Chromium.
 
 The ellipse's drawn attributes are checked against the server's frame the figure was
 sent (recorded as it arrives, before the script touches it) and against the ellipse

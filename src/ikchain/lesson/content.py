@@ -559,7 +559,7 @@ def _page_context(lang: str) -> dict[str, Any]:
             }
         )
     other = LANGS[1 - LANGS.index(lang)]
-    # issue 9: the motion players' defaults and options, for motion.js
+    # the motion players' defaults and options, for motion.js
     motions = {
         block["motion"]["id"]: {
             k: v for k, v in block["motion"].items() if k not in ("svg", "chart")
