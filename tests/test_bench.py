@@ -87,3 +87,21 @@ def test_sweeps_to_tolerance_returns_rows_per_ratio():
     # the closer to full extension, the more CCD sweeps (the lesson's point)
     assert rows[1].iterations["ccd"] > rows[0].iterations["ccd"]
     assert REACH_RATIOS == (0.75, 0.93, 0.958, 0.988, 0.995, 0.999)
+
+
+def test_drag_percentiles_include_p95_by_numpys_linear_rule():
+    from ikchain.bench.drags import percentiles
+
+    got = percentiles([float(v) for v in range(1, 101)])  # 1 … 100 ms
+    # linear interpolation: rank 0.95 · 99 = 94.05 → 95 + 0.05 · (96 − 95)
+    assert got["p95"] == pytest.approx(95.05, abs=1e-12)
+    assert got["p50"] == pytest.approx(50.5, abs=1e-12) and got["n"] == 100
+    assert all(v != v for k, v in percentiles([]).items() if k != "n")  # NaN when empty
+
+
+def test_the_lesson_bench_offers_a_real_touch_phone_run(capsys):
+    from ikchain.bench import lesson
+
+    with pytest.raises(SystemExit):
+        lesson.main(["--help"])
+    assert "--phone" in capsys.readouterr().out

@@ -273,4 +273,5 @@ def test_page_figures_are_drawn_from_their_default_frames() -> None:
                 "target"
             ]
             seen += 1
-    assert seen == 5  # 2.1 to 2.5 (2.6 plays a path instead of a drag figure)
+    # every section with a drag figure (2.6 plays a path instead)
+    assert seen == sum(s.live_figure for s in content.SECTIONS) == 6

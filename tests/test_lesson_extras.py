@@ -439,7 +439,7 @@ def test_limits_table_matches_its_claims():
 
     table = limits_page.limits_table("", S25, text, None)["table"]
     assert table["caption"].startswith("Table ⑤a")
-    # which method gets stuck where is the outcome map's claim (test_issue15_lesson)
+    # which method gets stuck where is the outcome map's claim (test_lesson_numbers_from_library)
     for _target, free, inside, held, ccd_error, _dls_error in table["values"]:
         held = np.array(held)
         assert np.all(held >= ARM3[:, 0] - 1e-12) and np.all(held <= ARM3[:, 1] + 1e-12)

@@ -10,7 +10,7 @@ so the copy's code is what runs, and quickly). A mutant the tests do not notice
     python tools/mutation.py -k fabrik  # those whose name contains "fabrik"
 
 The list is curated rather than generated: each entry is a mistake that a review
-once made unnoticed (issue 14) or that guards a documented rule. Equivalent mutants
+once made unnoticed or that guards a documented rule. Equivalent mutants
 (changes no test can see because the behaviour is the same) are not listed; the
 development page of the docs (docs/guide/development.rst) names the ones considered.
 """
@@ -39,6 +39,10 @@ REPLAY_CAP_TESTS = (
     "tests/test_lesson_extras.py::test_replay_and_motion_replies_stay_within_their_bound_and_the_cap",
 )
 MOTION_CAP_TESTS = ("tests/test_lesson_extras.py::test_the_motion_work_cap_is_the_readmes",)
+#: A figure's link against the figure it was copied from, in a second browser.
+LINK_TESTS = ("tests/browser/test_figure_link_reproduces.py",)
+#: The main path's structure: folds, menus, the pole's figures, focusable tables.
+PAGE_STRUCTURE_TESTS = ("tests/test_lesson_main_path.py",)
 
 
 #: Tests left out of mutation runs: the oracle's self-checks (they test no ikchain
@@ -57,6 +61,48 @@ class Mutant:
 
 
 MUTANTS: tuple[Mutant, ...] = (
+    Mutant(
+        "link: the start pose of the drawn solve left out",
+        "web/static/lesson.js",
+        'if (made && made.init) parts.push("init=" + list(made.init));',
+        "",
+        LINK_TESTS,
+    ),
+    Mutant(
+        "link: the pole left out",
+        "web/static/lesson.js",
+        'if (made && made.pole) parts.push("pole=" + list(made.pole));',
+        "",
+        LINK_TESTS,
+    ),
+    Mutant(
+        "tables: the scrolling wrapper not focusable",
+        "web/templates/_blocks.html",
+        '<div class="table-wrap" role="region" tabindex="0"',
+        '<div class="table-wrap" role="region"',
+        PAGE_STRUCTURE_TESTS,
+    ),
+    Mutant(
+        "rest table: a row's pull and limits not loaded into the figure",
+        "web/static/lesson.js",
+        "if (row[key] != null) LINK_PARTS[i].apply(this, String(row[key]));",
+        "void key;",
+        ("tests/browser/test_rest_table_rows.py",),
+    ),
+    Mutant(
+        "controls: an absent control keeps its room (a blank band)",
+        "web/static/lesson.css",
+        ".ctl.is-absent { display: none; }",
+        ".ctl.is-absent { visibility: hidden; }",
+        ("tests/browser/test_lesson_folds.py",),
+    ),
+    Mutant(
+        "pole: offered in a three-bone figure",
+        "lesson/content.py",
+        '"pole": list(POLE_DEFAULT) if section.pole else None,',
+        '"pole": list(POLE_DEFAULT),',
+        PAGE_STRUCTURE_TESTS,
+    ),
     Mutant(
         "ccd: a large negative turn capped to +max_step",
         "solvers/ccd.py",
@@ -176,7 +222,7 @@ MUTANTS: tuple[Mutant, ...] = (
         "if following and b > begin + 1:",
         ("tests/test_follow.py",),
     ),
-    # -- the lesson's frames and caps (issue 14's lesson-side mistakes) ------------------
+    # -- the lesson's frames and caps (mistakes a review once missed) ------------------------
     Mutant(
         "frames: the mirrored re-solve given the whole budget, not what is left",
         "lesson/frames.py",

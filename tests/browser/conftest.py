@@ -77,10 +77,20 @@ def _watch(page: Any, errors: PageErrors) -> None:
     page.on("pageerror", lambda e: errors.append(f"pageerror: {e}"))
 
 
+#: Opens every folded part ("more" disclosures) as the page loads, as a reader who
+#: clicks each one would: the tests of a control or a table that lives under "more"
+#: use it. The tests of the folding itself use ``page_as_served``.
+UNFOLD = """document.addEventListener('DOMContentLoaded', () => {
+    document.querySelectorAll('details').forEach(d => { d.open = true; });
+});"""
+
+
 @pytest.fixture
 def page(browser: Any, console_errors: PageErrors) -> Iterator[Any]:
-    """A fresh page with scripts on; the test fails if the page logged any error."""
+    """A fresh page with scripts on and every "more" open; the test fails if the page
+    logged any error."""
     context = browser.new_context(viewport=VIEWPORT, device_scale_factor=1)
+    context.add_init_script(UNFOLD)
     tab = context.new_page()
     _watch(tab, console_errors)
     yield tab
@@ -98,6 +108,7 @@ def phone(browser: Any, console_errors: PageErrors) -> Iterator[Any]:
     context = browser.new_context(
         viewport=PHONE, has_touch=True, is_mobile=True, device_scale_factor=2
     )
+    context.add_init_script(UNFOLD)
     tab = context.new_page()
     _watch(tab, console_errors)
     yield tab
@@ -109,6 +120,17 @@ def phone(browser: Any, console_errors: PageErrors) -> Iterator[Any]:
 def page_no_js(browser: Any, console_errors: PageErrors) -> Iterator[Any]:
     """A fresh page with JavaScript disabled."""
     context = browser.new_context(viewport=VIEWPORT, java_script_enabled=False)
+    tab = context.new_page()
+    _watch(tab, console_errors)
+    yield tab
+    context.close()
+    assert list(console_errors) == [], "the page logged errors"
+
+
+@pytest.fixture
+def page_as_served(browser: Any, console_errors: PageErrors) -> Iterator[Any]:
+    """A fresh page with scripts on, every "more" folded as served."""
+    context = browser.new_context(viewport=VIEWPORT, device_scale_factor=1)
     tab = context.new_page()
     _watch(tab, console_errors)
     yield tab

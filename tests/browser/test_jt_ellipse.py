@@ -1,5 +1,5 @@
 """The Jacobian transpose in the lesson's figures, and 2.2's manipulability ellipse,
-in Chromium (issue 15, capability 5).
+in Chromium.
 
 The ellipse's drawn attributes are checked against the server's frame the figure was
 sent (recorded as it arrives, before the script touches it) and against the ellipse
@@ -19,10 +19,10 @@ from ikchain.kinematics import manipulability_from_angles
 from ikchain.lesson.content import load_text
 from ikchain.lesson.frames import ELLIPSE_SCALE
 
-from .conftest import SCREENSHOTS
-from .test_lesson_extras import phone_lesson, start_replay
-from .test_lesson_issue15 import PHONE, ring_centre, touch_drag
+from .conftest import SCREENSHOTS, UNFOLD
+from .test_lesson_extras import phone_lesson
 from .test_lesson_page import drag_ring, open_lesson, screen_from_world, wait_idle
+from .test_lesson_touch_and_replay import PHONE, ring_centre, touch_drag
 
 FIG = "fig-s22"
 #: Attributes are the server's numbers written by String(): equal to the bit; the
@@ -138,24 +138,25 @@ def test_a_singular_pose_draws_a_segment_without_nan(page: Any, server_url: str)
 
 
 @pytest.mark.parametrize("fig", ["fig-s22", "fig-s23", "fig-s25"])
-def test_the_transpose_drags_and_replays(page: Any, server_url: str, fig: str) -> None:
-    """The menu offers every method the library lists (with its page label); with the
-    Jacobian transpose chosen, a drag's status and readings are the server's reply's,
-    and the replay replays the transpose."""
+def test_the_menu_offers_the_methods_taught_so_far(page: Any, server_url: str, fig: str) -> None:
+    """The menu lists the page data's methods for this figure, with their page labels,
+    in the library's order; the Jacobian transpose, taught under the hood, is in none.
+    With the last one chosen, a drag's status and readings are the server's reply's."""
     text = load_text("en")
     open_lesson(page, server_url)
     page.evaluate(RECORD)
     menu = page.locator(f"#{fig} select[name='method']")
+    offered = page.evaluate("id => window.__ikchainFigures[id].options.methods", fig)
     values = menu.evaluate("m => Array.from(m.options).map(o => o.value)")
-    assert values == list(ikchain.METHODS)
+    assert values == offered == [m for m in ikchain.METHODS if m in offered]
+    assert "jt" not in values
     labels = menu.evaluate("m => Array.from(m.options).map(o => o.textContent.trim())")
-    assert labels == [text["controls"][f"method_{m}"] for m in ikchain.METHODS]
-    menu.select_option("jt")
+    assert labels == [text["controls"][f"method_{m}"] for m in values]
+    menu.select_option(values[-1])
     wait_idle(page, fig)
-    assert last_frame(page)["result"]["method"] == "jt"
+    assert last_frame(page)["result"]["method"] == values[-1]
     for x, y in ((0.5, 0.8), (-0.4, 0.7)):
         drag_ring(page, fig, x, y, steps=10)
-        # the readings and the newest reply, at one moment
         now = page.evaluate(
             """id => {
                 const r = window.__replies.filter(x => x.ok && x.frame);
@@ -168,48 +169,22 @@ def test_the_transpose_drags_and_replays(page: Any, server_url: str, fig: str) -
             fig,
         )
         frame, shown = now["reply"], now["shown"]
-        assert frame["result"]["method"] == "jt"
+        assert frame["result"]["method"] == values[-1]
         assert shown["status"] == text["status"][frame["result"]["status"]]
         for key in ("error", "iterations", "tip", "angles", "target"):
             assert shown[key] == frame["readings"][key], key
         assert now["joints"] == frame["result"]["joints"]
-    data = start_replay(page, fig)
-    assert data["method"] == "jt"
-    assert all(step["joint"] is None for step in data["steps"])  # all joints at once
-    assert len(data["steps"]) == data["iterations"] + 1 + sum(s["mirror"] for s in data["steps"])
-    # the joint-by-joint box is CCD's only
-    assert page.locator(f"#{fig}-replay input[name='joints']").evaluate(
-        "b => b.closest('label').hidden"
-    )
-    page.locator(f"#{fig}-replay button[name='forward']").click()
-    status = page.locator(f"#{fig}-replay .replay-status").text_content()
-    assert status and "%" not in status and "{" not in status
-    if fig == FIG:  # a replayed step has no ellipse: hidden, then back when live
-        assert page.locator(f"#{FIG} g.ellipse").get_attribute("visibility") == "hidden"
-        page.locator(f"#{fig}-replay button[name='live']").click()
-        assert page.locator(f"#{FIG} g.ellipse").get_attribute("visibility") == "visible"
-        assert_drawn_is(
-            page.evaluate("id => window.__ikchainFigures[id].state.frame", FIG), drawn(page)
-        )
-
-
-def test_the_pole_handle_starts_where_the_server_says(page: Any, server_url: str) -> None:
-    """The pole handle's figures and start point are the page data's (content.py)."""
-    from ikchain.lesson.content import POLE_DEFAULT, POLE_SECTIONS
-
-    open_lesson(page, server_url)
-    for key in ("s21", "s22", "s23", "s24", "s25"):
-        fig = f"fig-{key}"
-        assert page.locator(f"#{fig} [data-control='pole']").count() == (key in POLE_SECTIONS)
-    page.locator(f"#{FIG} input[name='pole']").check()
-    wait_idle(page, FIG)
-    assert page.evaluate("id => window.__ikchainFigures[id].state.pole", FIG) == list(POLE_DEFAULT)
 
 
 def test_without_scripts_the_ellipse_is_drawn(page_no_js: Any, server_url: str) -> None:
+    """Drawn by the server; shown, with the condition number, once the optional "why
+    CCD slows" part that explains them is open (no script needed)."""
     page_no_js.goto(f"{server_url}/?lang=en")
     shape = page_no_js.locator(f"#{FIG} .ellipse-shape")
-    assert shape.count() == 1 and shape.is_visible()
+    condition = page_no_js.locator(f"#{FIG} .reading-condition")
+    assert shape.count() == 1 and not shape.is_visible() and not condition.is_visible()
+    page_no_js.locator("#s22-more-slow > summary").click()
+    assert shape.is_visible() and condition.is_visible()
     assert page_no_js.locator("#fig-s21 .ellipse-shape").count() == 0
     box = shape.bounding_box()
     assert box["width"] > 10 and box["height"] > 10
@@ -244,10 +219,10 @@ def test_artifact_screenshots_of_the_22_figure(browser: Any, server_url: str) ->
         ("zh", PHONE, "jt-ellipse-zh-390.png"),
     ):
         context = browser.new_context(viewport=viewport, device_scale_factor=1)
+        context.add_init_script(UNFOLD)
         try:
             page = context.new_page()
             open_lesson(page, server_url, lang)
-            page.locator(f"#{FIG} select[name='method']").select_option("jt")
             wait_idle(page, FIG)
             drag_ring(page, FIG, 1.1, 0.5)
             page.locator(f"#{FIG}").screenshot(path=str(SCREENSHOTS / name))
@@ -256,12 +231,14 @@ def test_artifact_screenshots_of_the_22_figure(browser: Any, server_url: str) ->
             context.close()
 
 
-def test_a_link_can_choose_the_transpose(page: Any, server_url: str) -> None:
-    """#s22?method=jt loads the transpose (the menu's option), solved from the start."""
+def test_a_link_naming_the_transpose_is_refused_in_22(page: Any, server_url: str) -> None:
+    """#s22?method=jt names a method 2.2 does not teach: the figure keeps its own and
+    says so in the page's words."""
     page.goto(f"{server_url}/?lang=en#s22?method=jt&bones=2&bend=1&target=1.1,0.4")
     page.wait_for_function("document.documentElement.classList.contains('link-ready')")
     wait_idle(page, FIG)
     state = page.evaluate("id => window.__ikchainFigures[id].state", FIG)
-    assert state["method"] == "jt" and state["frame"]["result"]["method"] == "jt"
-    assert page.locator(f"#{FIG} select[name='method']").input_value() == "jt"
-    assert page.locator(f"#{FIG} .ctl-link .ctl-msg").is_hidden()  # nothing refused
+    assert state["method"] == "ccd" and state["frame"]["result"]["method"] == "ccd"
+    message = page.locator(f"#{FIG} .ctl-link .ctl-msg")
+    assert message.is_visible()
+    assert load_text("en")["messages"]["method_refused"] in message.text_content()

@@ -13,9 +13,10 @@ from typing import Any
 
 import pytest
 
-from ikchain.lesson.content import TABLE_NUMBERS, load_text, tables_for_section
+from ikchain.lesson.content import SECTIONS, TABLE_NUMBERS, load_text, tables_for_section
 from ikchain.solvers.methods import METHODS, OPTIONS
 
+from .conftest import UNFOLD
 from .test_lesson_page import (
     drag_ring,
     lesson_data,
@@ -270,6 +271,7 @@ def test_readings_are_announced_politely(page: Any, server_url: str) -> None:
 
 def test_script_that_fails_to_load_is_reported(browser: Any, server_url: str) -> None:
     context = browser.new_context()
+    context.add_init_script(UNFOLD)
     page = context.new_page()
     page.route("**/static/lesson.js", lambda route: route.abort())
     page.goto(f"{server_url}/?lang=zh", wait_until="load")
@@ -385,12 +387,20 @@ def test_21_target_left_below_bends_as_chosen(page: Any, server_url: str) -> Non
     assert float(reading(page, fig, "error")) < 1e-9
 
 
-@pytest.mark.parametrize("method", [m for m in METHODS if "max_iterations" in OPTIONS[m]])
-def test_22_every_method_keeps_the_chosen_bend_while_dragging(
+@pytest.mark.parametrize(
+    "method",
+    [
+        m
+        for m in METHODS
+        if "max_iterations" in OPTIONS[m] and m in next(s for s in SECTIONS if s.pole).methods
+    ],
+)
+def test_every_method_keeps_the_chosen_bend_while_dragging(
     page: Any, server_url: str, method: str
 ) -> None:
+    """In the two-bone figure that offers every taught method (2.7)."""
     open_lesson(page, server_url)
-    fig = "fig-s22"
+    fig = "fig-s27"
     page.locator(f"#{fig} select[name='method']").select_option(method)
     wait_idle(page, fig)
     for bend, sign in (("-1", -1), ("1", 1)):

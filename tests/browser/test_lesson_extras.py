@@ -21,6 +21,8 @@ import pytest
 from ikchain.lesson import limits_page
 from ikchain.lesson.content import load_text
 
+from .conftest import UNFOLD
+
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "artifacts" / "screenshots"
 PHONE = {"width": 390, "height": 844}
 
@@ -35,6 +37,7 @@ def phone_lesson(browser: Any, base: str, lang: str) -> Iterator[Any]:
     """The lesson open on a 390 × 844 touch phone; on leaving, no script error was
     raised on the page, and the phone's browser context is closed."""
     context = browser.new_context(viewport=PHONE, has_touch=True, is_mobile=True)
+    context.add_init_script(UNFOLD)
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))

@@ -15,6 +15,8 @@ import pytest
 
 from ikchain.lesson.content import load_text
 
+from .conftest import UNFOLD
+
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "artifacts" / "screenshots"
 
 #: How far the drawn tip may sit from the drawn ring centre when the error is < 1e-9 (m).
@@ -222,12 +224,17 @@ def test_bones_and_family_in_23(page: Any, server_url: str) -> None:
     assert drawn_after != drawn_before
 
 
-def test_three_bones_in_21_leaves_analytic(page: Any, server_url: str) -> None:
+def test_three_bones_leave_analytic_for_a_method_of_the_menu(page: Any, server_url: str) -> None:
+    """2.2 offers analytic and CCD: three bones take the closed form's place with CCD,
+    a method of the figure's own menu (2.1 offers neither bones nor a menu)."""
     open_lesson(page, server_url)
-    fig = "fig-s21"
+    assert page.locator("#fig-s21 select[name='bones']").count() == 0
+    fig = "fig-s22"
+    page.locator(f"#{fig} select[name='method']").select_option("analytic")
+    wait_idle(page, fig)
     page.locator(f"#{fig} select[name='bones']").select_option("3")
     wait_idle(page, fig)
-    assert page.locator(f"#{fig} select[name='method']").input_value() != "analytic"
+    assert page.locator(f"#{fig} select[name='method']").input_value() == "ccd"
     assert page.locator(f"#{fig} .joint").count() == 2
     assert float(reading(page, fig, "error")) < 1e-6
 
@@ -269,6 +276,13 @@ def test_smoothing_eases_the_ring_toward_the_pointer(page: Any, server_url: str)
 def test_page_without_javascript_reads_whole(page_no_js: Any, server_url: str) -> None:
     page = page_no_js
     page.goto(f"{server_url}/?lang=en")
+    # what is folded opens by a click on its summary line, as a reader opens it
+    for _ in range(60):
+        closed = [s for s in page.locator("details:not([open]) > summary").all() if s.is_visible()]
+        if not closed:
+            break
+        closed[0].click()
+    assert page.locator("details:not([open])").count() == 0
     for table_id in TABLE_IDS:
         table = page.locator(f"table#{table_id}")
         assert table.is_visible(), table_id
@@ -290,6 +304,7 @@ def test_page_without_javascript_reads_whole(page_no_js: Any, server_url: str) -
 
 def test_script_starting_placeholder_until_ready(browser: Any, server_url: str) -> None:
     context = browser.new_context()
+    context.add_init_script(UNFOLD)
     page = context.new_page()
     held: list[Any] = []
     page.route("**/static/lesson.js", lambda route: held.append(route))  # still on its way

@@ -1,4 +1,5 @@
-"""The pole (hint) handle of figures 2.1–2.3 in Chromium (issue 15, capability 1).
+"""The pole (hint) handle in Chromium: offered only in 2.7's two-bone figure, where
+every method it is offered with follows it.
 
 The side the elbow is on is computed here from the drawn joints (a cross product with
 the root-target line), not read from the server's bend.
@@ -10,13 +11,14 @@ from typing import Any
 
 import pytest
 
-from ikchain.lesson.content import POLE_DEFAULT, POLE_SECTIONS, load_text
+from ikchain.lesson.content import POLE_DEFAULT, SECTIONS, load_text
 
 from .test_lesson_extras import phone_lesson
-from .test_lesson_issue15 import PHONE, touch_drag
 from .test_lesson_page import open_lesson, screen_from_world, wait_idle
+from .test_lesson_touch_and_replay import PHONE, touch_drag
 
-FIGURES = tuple(f"fig-{key}" for key in POLE_SECTIONS)  # the page data's list
+FIGURES = tuple(f"fig-{s.key}" for s in SECTIONS if s.pole)
+FIG = "fig-s27"
 
 
 def pole_on(page: Any, fig: str) -> None:
@@ -56,20 +58,52 @@ def test_no_pole_control_or_handle_without_scripts(page_no_js: Any, server_url: 
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_the_pole_control_is_in_21_to_23_only(page: Any, server_url: str, lang: str) -> None:
+def test_the_pole_control_is_in_the_pole_section_only(
+    page: Any, server_url: str, lang: str
+) -> None:
     open_lesson(page, server_url, lang)
-    for fig in FIGURES:
-        box = page.locator(f"#{fig} [data-control='pole']")
-        assert box.count() == 1
-        assert box.locator(".ctl-label").text_content() == load_text(lang)["controls"]["pole"]
-        assert not page.locator(f"#{fig} .pole").is_visible()
-    for fig in ("fig-s24", "fig-s25"):
-        assert page.locator(f"#{fig} [data-control='pole']").count() == 0
+    assert FIGURES == (FIG,)
+    offered = page.evaluate(
+        "() => Object.keys(window.__ikchainFigures).filter("
+        "id => window.__ikchainFigures[id].options.pole)"
+    )
+    assert offered == [FIG]
+    box = page.locator(f"#{FIG} [data-control='pole']")
+    assert box.count() == 1 and box.is_visible()  # on show: the section adds it
+    text = load_text(lang)["controls"]
+    assert box.locator(".ctl-label").text_content() == text["pole"]
+    assert box.locator(".ctl-hint").text_content() == text["pole_hint"]
+    assert not page.locator(f"#{FIG} .pole").is_visible()
+    assert page.locator("[data-control='pole']").count() == 1
+    # the checkbox sits right before its label, not at the strip's other edge
+    check = page.locator(f"#{FIG} input[name='pole']").bounding_box()
+    label = box.locator(".ctl-label").bounding_box()
+    assert 0 <= label["x"] - (check["x"] + check["width"]) <= 16, (check, label)
+    assert abs((check["y"] + check["height"] / 2) - (label["y"] + label["height"] / 2)) < 8
+
+
+@pytest.mark.parametrize("method", ["analytic", "ccd", "fabrik", "dls"])
+def test_every_offered_method_follows_the_pole(page: Any, server_url: str, method: str) -> None:
+    open_lesson(page, server_url)
+    offered = page.evaluate("id => window.__ikchainFigures[id].options.methods", FIG)
+    if method not in offered:
+        pytest.fail(f"{method} not offered in 2.7: {offered}")
+    page.locator(f"#{FIG} select[name='method']").select_option(method)
+    wait_idle(page, FIG)
+    pole_on(page, FIG)
+    assert elbow_side(state(page, FIG)) == 1  # (0.3, 0.9): left of the line
+    pole = page.locator(f"#{FIG} .pole")
+    pole.focus()
+    for _ in range(12):  # 1.2 m down, Shift: 10 cm a press, to (0.3, -0.3): right
+        page.keyboard.press("Shift+ArrowDown")
+    wait_idle(page, FIG)
+    s = state(page, FIG)
+    assert s["pole"] == [0.3, -0.3] and elbow_side(s) == -1, (method, s)
 
 
 def test_dragging_the_pole_across_the_line_flips_the_elbow(page: Any, server_url: str) -> None:
     open_lesson(page, server_url)
-    fig = "fig-s22"
+    fig = FIG
     page.locator(f"#{fig} svg.ik-figure").scroll_into_view_if_needed()
     wait_idle(page, fig)
     bend = page.locator(f"#{fig} select[name='bend']")
@@ -118,7 +152,7 @@ def test_dragging_the_pole_across_the_line_flips_the_elbow(page: Any, server_url
 
 def test_the_pole_moves_by_keyboard_as_the_ring_does(page: Any, server_url: str) -> None:
     open_lesson(page, server_url)
-    fig = "fig-s21"
+    fig = FIG
     page.locator(f"#{fig} svg.ik-figure").scroll_into_view_if_needed()
     pole_on(page, fig)
     page.locator(f"#{fig} .pole").focus()
@@ -131,7 +165,7 @@ def test_a_finger_drags_the_pole_on_a_phone(browser: Any, server_url: str) -> No
     errors: list[str] = []
     with phone_lesson(browser, server_url, "en") as page:
         page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-        fig = "fig-s22"
+        fig = FIG
         page.evaluate("id => document.getElementById(id).scrollIntoView({block: 'start'})", fig)
         page.wait_for_timeout(100)
         wait_idle(page, fig)

@@ -139,12 +139,13 @@ def test_at_the_stall_the_rays_coincide_and_the_angle_reads_zero(
 
 
 def test_fabrik_replay_draws_no_turn(page: Any, server_url: str) -> None:
+    fig = "fig-s23"  # a figure whose menu offers FABRIK
     open_lesson(page, server_url)
-    wait_idle(page, FIG)
-    page.locator(f"#{FIG} select[name=method]").select_option("fabrik")
-    wait_idle(page, FIG)
-    data = start_replay(page, FIG)
+    wait_idle(page, fig)
+    page.locator(f"#{fig} select[name=method]").select_option("fabrik")
+    wait_idle(page, fig)
+    data = start_replay(page, fig)
     assert all(s["picture"] is None for s in data["steps"])
-    show(page, FIG, 1)
-    drawn = picture_drawn(page, FIG)
+    show(page, fig, 1)
+    drawn = picture_drawn(page, fig)
     assert drawn is None or drawn["visibility"] == "hidden"

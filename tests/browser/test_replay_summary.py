@@ -18,16 +18,16 @@ def _status(page: Any, fig: str) -> str:
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-@pytest.mark.parametrize("fig", ["fig-s22", "fig-s23", "fig-s25"])
+@pytest.mark.parametrize(("fig", "other"), [("fig-s23", "fabrik"), ("fig-s25", "dls")])
 def test_the_servers_summary_goes_stale_when_the_figure_leaves_its_default(
-    page: Any, server_url: str, fig: str, lang: str
+    page: Any, server_url: str, fig: str, other: str, lang: str
 ) -> None:
     words = load_text(lang)["replay"]
     open_lesson(page, server_url, lang)
     wait_idle(page, fig)
     first = _status(page, fig)
     assert first != words["stale"]  # the default state: the server's summary holds
-    page.locator(f"#{fig} select[name='method']").select_option("jt")
+    page.locator(f"#{fig} select[name='method']").select_option(other)
     wait_idle(page, fig)
     assert _status(page, fig) == words["stale"]
     panel = page.locator(f".replay[data-replay-for='{fig}']")

@@ -14,10 +14,10 @@ import pytest
 from ikchain.lesson.content import load_text
 from ikchain.lesson.soft_reach import STATIC_FRAME, frame_words
 
-from .conftest import PHONE, SCREENSHOTS
-from .test_lesson_issue15 import touch_drag
+from .conftest import PHONE, SCREENSHOTS, UNFOLD
 from .test_lesson_page import open_lesson
 from .test_lesson_phone import swipe_up
+from .test_lesson_touch_and_replay import touch_drag
 
 BLOCK = "#soft-reach"
 #: Drawn coordinates are attribute text of the embedded numbers: equal, to rounding.
@@ -206,6 +206,7 @@ def test_screenshot_of_the_block(
 ) -> None:
     mobile = name == "phone"
     context = browser.new_context(viewport=viewport, has_touch=mobile, is_mobile=mobile)
+    context.add_init_script(UNFOLD)
     try:
         page = context.new_page()
         open_lesson(page, server_url, lang)

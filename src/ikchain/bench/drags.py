@@ -64,13 +64,15 @@ def frame_body(state: dict[str, Any], target: Sequence[float], init: Any) -> dic
 
 
 def percentiles(samples_ms: Sequence[float]) -> dict[str, float]:
-    """p50, p99, max and mean of a list of milliseconds."""
+    """p50, p95, p99, max and mean of a list of milliseconds."""
     values = np.asarray(samples_ms, dtype=float)
     if values.size == 0:
-        return {"n": 0, "p50": math.nan, "p99": math.nan, "max": math.nan, "mean": math.nan}
+        nan = math.nan
+        return {"n": 0, "p50": nan, "p95": nan, "p99": nan, "max": nan, "mean": nan}
     return {
         "n": int(values.size),
         "p50": float(np.percentile(values, 50)),
+        "p95": float(np.percentile(values, 95)),
         "p99": float(np.percentile(values, 99)),
         "max": float(values.max()),
         "mean": float(values.mean()),

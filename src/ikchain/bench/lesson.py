@@ -141,10 +141,26 @@ def websocket_frame_times(
 # ------------------------------------------------------------------ (2) Chromium
 
 
+#: The phone the ``--phone`` runs use: the lesson's phone tests' size, with touch.
+PHONE_SIZE = (390, 844)
+
+
+def _touch(cdp: Any, kind: str, x: float | None = None, y: float | None = None) -> None:
+    """One real touch event (CDP Input.dispatchTouchEvent), as a finger sends it."""
+    points = [] if x is None else [{"x": x, "y": y}]
+    cdp.send("Input.dispatchTouchEvent", {"type": kind, "touchPoints": points})
+
+
 def browser_redraw_times(
-    base_url: str, states: Sequence[dict[str, Any]], frames: int = DEFAULT_FRAMES
+    base_url: str,
+    states: Sequence[dict[str, Any]],
+    frames: int = DEFAULT_FRAMES,
+    *,
+    phone: bool = False,
 ) -> dict[str, dict[str, Any]]:
-    """Drag-to-redraw latency of each figure in Chromium, over a 60 Hz scripted drag.
+    """Drag-to-redraw latency of each figure in Chromium, over a 60 Hz scripted drag
+    (with ``phone``: a 390-px phone with touch, dragged by a real finger, CDP touch
+    events, not synthetic pointer events).
 
     Returns, per section key, percentiles of each span of :data:`REDRAW_SPANS`, plus
     how many pointer events were sent and how many redraws answered them (fewer when
@@ -155,7 +171,17 @@ def browser_redraw_times(
     results: dict[str, dict[str, Any]] = {}
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        if phone:
+            context = browser.new_context(
+                viewport={"width": PHONE_SIZE[0], "height": PHONE_SIZE[1]},
+                has_touch=True,
+                is_mobile=True,
+                device_scale_factor=2,
+            )
+            page = context.new_page()
+            cdp = context.new_cdp_session(page)
+        else:
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
         errors: list[str] = []
         page.on("pageerror", lambda error: errors.append(str(error)))
         page.goto(f"{base_url}/?lang=en")
@@ -176,19 +202,28 @@ def browser_redraw_times(
             a, b, c, d, e, f = matrix
             path = drag_path(state["target"], frames + WARMUP_FRAMES)
             pixels = [(a * x + c * y + e, b * x + d * y + f) for x, y in path]
-            page.mouse.move(*pixels[0])
-            page.mouse.down()
+            if phone:
+                _touch(cdp, "touchStart", *pixels[0])
+            else:
+                page.mouse.move(*pixels[0])
+                page.mouse.down()
             period = 1.0 / POINTER_HZ
             next_at = time.perf_counter()
             for index, (sx, sy) in enumerate(pixels[1:], start=1):
                 if index == WARMUP_FRAMES:
                     page.evaluate("window.__ikchainRedraws.length = 0")
                 next_at += period
-                page.mouse.move(sx, sy)
+                if phone:
+                    _touch(cdp, "touchMove", sx, sy)
+                else:
+                    page.mouse.move(sx, sy)
                 pause = next_at - time.perf_counter()
                 if pause > 0:
                     time.sleep(pause)
-            page.mouse.up()
+            if phone:
+                _touch(cdp, "touchEnd")
+            else:
+                page.mouse.up()
             idle = (
                 "id => { const f = window.__ikchainFigures[id];"
                 " return f.inflight === null && !f.pending; }"
@@ -222,7 +257,11 @@ def browser_redraw_times(
 
 
 def run(
-    frames: int = DEFAULT_FRAMES, *, websocket: bool = True, browser: bool = True
+    frames: int = DEFAULT_FRAMES,
+    *,
+    websocket: bool = True,
+    browser: bool = True,
+    phone: bool = False,
 ) -> dict[str, Any]:
     """Every measurement, as one JSON-ready dict."""
     states = sections()
@@ -253,6 +292,9 @@ def run(
             if browser:
                 for key, value in browser_redraw_times(url, states, frames).items():
                     out["sections"][key]["browser"] = value
+            if browser and phone:
+                for key, value in browser_redraw_times(url, states, frames, phone=True).items():
+                    out["sections"][key]["phone"] = value
     return out
 
 
@@ -319,6 +361,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--no-browser", action="store_true", help="skip the Chromium runs")
     parser.add_argument("--json", type=Path, help="also write the results as JSON here")
     parser.add_argument(
+        "--phone",
+        action="store_true",
+        help="also drag each figure on a 390-px phone with a real finger (CDP touch events)",
+    )
+    parser.add_argument(
         "--clients",
         type=integer_in(1, 1000, "a number of clients"),
         help="instead: N WebSocket clients dragging at 60 Hz (classroom load)",
@@ -357,7 +404,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if browser and not Path(CHROMIUM).exists():
         print(f"{CHROMIUM} is missing: skipping the browser runs", file=sys.stderr)
         browser = False
-    results = run(args.frames, websocket=not args.no_websocket, browser=browser)
+    results = run(args.frames, websocket=not args.no_websocket, browser=browser, phone=args.phone)
     print(format_results(results))
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)

@@ -17,7 +17,7 @@ import numpy as np
 
 from ikchain.caps import CAPS
 from ikchain.chain import Chain
-from ikchain.lesson import figures, limits_page, motion, replay, rest, soft_reach
+from ikchain.lesson import figures, limits_page, motion, predict, replay, rest, soft_reach
 from ikchain.lesson.frames import (
     FRAME_ITERATIONS,
     METHOD_TAKES,
@@ -59,11 +59,34 @@ __all__ = [
 COMMON_CONTROLS = ("method", "bones", "damping", "iterations", "bend")
 #: Smoothing factor offered in 2.4 (fraction of the way to the pointer per frame).
 SMOOTHING = 0.25
-#: Sections whose figure has a pole (hint) handle, and where the handle appears when
-#: switched on (m): left of the line to 2.1's and 2.2's default target, so the elbow
-#: bends up (the page script reads both from the figure's options).
-POLE_SECTIONS = ("s21", "s22", "s23")
+#: Where the pole (hint) handle appears when switched on (m): left of the line to the
+#: pole section's default target, so the elbow bends up (the page script reads it from
+#: the figure's options). The pole is offered only in two-bone figures: there every
+#: method keeps its promise (:mod:`ikchain.solvers.pole`: an answer and its mirror
+#: reach equally well), while with three bones CCD, FABRIK and the Jacobian transpose
+#: land on the same member from both bends and the handle would move nothing.
 POLE_DEFAULT = (0.3, 0.9)
+#: Most controls a figure's strip shows; the others fold under its "more".
+SHOWN_MAX = 3
+
+
+@dataclass(frozen=True)
+class Fold:
+    """Blocks ``start`` to ``end`` (exclusive) of a section, taken off the main path:
+    folded in place under a "more" disclosure (``group`` names its summary line,
+    ``text[section][group + "_summary"]``), or, with ``hood``, moved to the "under
+    the hood" appendix under the heading ``text[section][group + "_title"]``."""
+
+    group: str
+    start: int
+    end: int
+    hood: bool = False
+
+
+#: Every method a figure's menu may offer, in the menu's order, once the section that
+#: introduces it is behind the reader (the Jacobian transpose is taught in the
+#: appendix only, so no figure offers it).
+INTRODUCED = ("analytic", "ccd", "fabrik", "dls")
 
 
 @dataclass(frozen=True)
@@ -81,6 +104,15 @@ class Section:
     smoothing: float | None = None
     blocks: tuple[tuple[str, str], ...] = field(default_factory=tuple)
     live_figure: bool = True  # False: no drag figure (2.6 plays a path instead)
+    #: the figure's method menu: only methods taught by this section
+    methods: tuple[str, ...] = INTRODUCED
+    #: the controls the figure's strip shows (at most 3); the others are folded under
+    #: its "more" disclosure
+    shown: tuple[str, ...] = ()
+    #: the figure's controls, when not COMMON_CONTROLS (then extra_controls follow)
+    controls: tuple[str, ...] | None = None
+    pole: bool = False  # the figure offers the pole handle (two bones only)
+    folds: tuple[Fold, ...] = ()
 
 
 SECTIONS: tuple[Section, ...] = (
@@ -91,13 +123,19 @@ SECTIONS: tuple[Section, ...] = (
         2,
         "analytic",
         (1.0, 0.6),
+        methods=("analytic",),
+        controls=("bend",),
+        shown=("bend",),
         blocks=(
             ("text", "intro"),
             ("figure", ""),
-            ("text", "formula"),
+            ("text", "formula[:2]"),
             ("table", "table-1"),
+            ("text", "formula[2:]"),
             ("text", "mirror"),
+            ("predict", ""),
         ),
+        folds=(Fold("check", 4, 5),),
     ),
     Section(
         "s22",
@@ -106,24 +144,38 @@ SECTIONS: tuple[Section, ...] = (
         2,
         "ccd",
         (1.0, 0.6),
+        methods=("analytic", "ccd"),
         extra_controls=("cold", "stall"),
+        # drawn, but shown only once "why CCD slows" is open (lesson.css), where the
+        # condition number and the ellipse are explained
         extra_readings=("condition",),
+        shown=("method", "iterations", "damping"),
         blocks=(
-            ("text", "intro"),
+            ("text", "intro[:2]"),
             ("figure", ""),
             ("replay", ""),
+            ("text", "intro[2:]"),
             ("table", "table-2"),
             ("text", "reading"),
             ("table", "table-2-damping"),
             ("text", "damping"),
+            ("table", "table-2-stall"),
+            ("text", "stall[:2]"),
+            ("text", "stall[4:]"),
             ("table", "table-2b"),
             ("chart", "chart-2b"),
             ("text", "t2b"),
             ("text", "t2b_live"),
             ("text", "transpose"),
-            ("table", "table-2-stall"),
-            ("text", "stall"),
+            ("text", "stall[2:4]"),
             ("table", "table-2-stall-starts"),
+            ("predict", ""),
+        ),
+        folds=(
+            Fold("rays", 3, 4),
+            Fold("slow", 11, 15),
+            Fold("transpose", 15, 16, hood=True),
+            Fold("starts", 16, 18, hood=True),
         ),
     ),
     Section(
@@ -134,14 +186,19 @@ SECTIONS: tuple[Section, ...] = (
         "ccd",
         (0.9, 0.5),
         extra_controls=("family",),
+        shown=("bones", "family", "family2"),  # family2: four bones only
         blocks=(
             ("text", "intro"),
             ("figure", ""),
             ("replay", ""),
             ("table", "table-3"),
-            ("text", "reading"),
+            ("text", "reading[:1]"),
+            ("text", "reading[1:2]"),
+            ("text", "reading[2:]"),
             ("text", "family"),
+            ("predict", ""),
         ),
+        folds=(Fold("short", 5, 6),),
     ),
     Section(
         "s24",
@@ -151,6 +208,7 @@ SECTIONS: tuple[Section, ...] = (
         "ccd",
         (1.6, 0.8),
         extra_controls=("lengths", "smoothing"),
+        shown=("smoothing",),
         blocks=(
             ("text", "intro"),
             ("figure", ""),
@@ -161,9 +219,10 @@ SECTIONS: tuple[Section, ...] = (
             ("text", "soft"),
             ("soft-reach", ""),
             ("soft-reach-table", ""),
+            ("predict", ""),
         ),
+        folds=(Fold("lengths", 4, 5), Fold("soft", 6, 9)),
     ),
-    # -- issue 9 (branch i9b): choosing one answer, moving targets ---------------------
     Section(
         "s25",
         "2.5",
@@ -172,17 +231,18 @@ SECTIONS: tuple[Section, ...] = (
         "ccd",
         (0.9, 0.5),
         extra_controls=("cold",),
+        shown=("cold",),
         blocks=(
-            ("text", "intro"),
+            ("text", "intro[:1]"),
+            ("text", "wedges"),
             ("figure", ""),
             ("choose", ""),
             ("replay", ""),
-            ("text", "limits"),
+            ("text", "limits[:1]"),
+            ("text", "limits[1:]"),
             ("limits-table", ""),
             ("text", "outcomes"),
             ("outcome-map", ""),
-            ("text", "reach"),
-            ("reach-table", ""),
             ("text", "rest"),
             ("rest-table", ""),
             ("text", "coherence"),
@@ -190,6 +250,17 @@ SECTIONS: tuple[Section, ...] = (
             ("coherence-table", "coherence"),
             ("jumps-chart", "coherence"),
             ("text", "reading"),
+            ("text", "intro[1:]"),
+            ("text", "reach"),
+            ("reach-table", ""),
+            ("predict", ""),
+        ),
+        folds=(
+            Fold("clamp", 6, 8),
+            Fold("map", 8, 10),
+            Fold("pull", 10, 12),
+            Fold("frames", 12, 16),
+            Fold("certified", 17, 20, hood=True),
         ),
     ),
     Section(
@@ -204,7 +275,27 @@ SECTIONS: tuple[Section, ...] = (
             ("text", "intro"),
             ("motion", "tracking"),
             ("motion-table", "tracking"),
+            ("text", "reading[:2]"),
+            ("text", "reading[2:]"),
+            ("predict", ""),
+        ),
+        folds=(Fold("jump", 4, 5),),
+    ),
+    Section(
+        "s27",
+        "2.7",
+        "pole",
+        2,
+        "ccd",
+        (1.0, 0.6),
+        controls=("method", "damping", "iterations", "bend"),
+        shown=("method", "pole"),
+        pole=True,
+        blocks=(
+            ("text", "intro"),
+            ("figure", ""),
             ("text", "reading"),
+            ("predict", ""),
         ),
     ),
 )
@@ -304,12 +395,13 @@ def figure_view(section: Section, text: dict[str, Any]) -> dict[str, Any]:
         "id": f"fig-{section.key}",
         "key": section.key,
         "adds": section.adds,
-        "controls": [*COMMON_CONTROLS, *section.extra_controls],
+        "controls": [*(section.controls or COMMON_CONTROLS), *section.extra_controls],
+        "shown": list(section.shown),
         "extra_readings": list(section.extra_readings),
         "defaults": figure_defaults(section),
         "frame": frame,
         "options": {
-            "methods": list(METHODS),
+            "methods": [m for m in METHODS if m in section.methods],
             "bones": sorted(LENGTHS_BY_BONES),
             "lengths_by_bones": {str(n): list(v) for n, v in LENGTHS_BY_BONES.items()},
             "smoothing": SMOOTHING,
@@ -320,7 +412,7 @@ def figure_view(section: Section, text: dict[str, Any]) -> dict[str, Any]:
             "family_marks": table_facts()["family_marks"] if section.bones == 3 else None,
             "stall": {"target": list(STALL_TARGET), "init": [0.0, 0.0]},
             # the pole handle's start, in the figures that have one (else None)
-            "pole": list(POLE_DEFAULT) if section.key in POLE_SECTIONS else None,
+            "pole": list(POLE_DEFAULT) if section.pole else None,
         },
     }
     title = text[section.key]["heading"]
@@ -367,6 +459,7 @@ BLOCK_KINDS: tuple[BlockKind, ...] = (
     BlockKind("rest-table", rest.rest_table, table=True),
     BlockKind("soft-reach", soft_reach.soft_reach_block),
     BlockKind("soft-reach-table", soft_reach.soft_reach_table_block, table=True),
+    BlockKind("predict", predict.predict_block),
 )
 BLOCKS: dict[str, BlockBuilder] = {k.kind: k.build for k in BLOCK_KINDS}
 TABLE_BLOCKS: tuple[str, ...] = tuple(k.kind for k in BLOCK_KINDS if k.table)
@@ -381,7 +474,7 @@ def _blocks(
     blocks: list[dict[str, Any]] = []
     for kind, name in section.blocks:
         if kind == "text":
-            blocks.append({"kind": "paragraphs", "items": text[section.key][name]})
+            blocks.append({"kind": "paragraphs", "items": paragraphs(text[section.key], name)})
         elif kind == "figure":
             blocks.append({"kind": "figure", "figure": figure})
         elif kind == "table":
@@ -393,25 +486,80 @@ def _blocks(
     return blocks
 
 
+def paragraphs(words: dict[str, Any], name: str) -> list[str]:
+    """The paragraphs a text block names: ``key`` (all of them) or ``key[a:b]``, a
+    slice of them (a section may show a text's first paragraphs on its main path and
+    fold the rest)."""
+    key, _, rest = name.partition("[")
+    items = words[key]
+    if not rest:
+        return list(items)
+    start, _, end = rest.rstrip("]").partition(":")
+    return list(items[int(start) if start else None : int(end) if end else None])
+
+
+def _parts(
+    section: Section, text: dict[str, Any], blocks: list[dict[str, Any]]
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """A section's blocks as its main path reads them: runs of blocks, each either on
+    the path (``group`` None) or folded under a "more" disclosure; and the runs that
+    move to the "under the hood" appendix."""
+    folds = {i: fold for fold in section.folds for i in range(fold.start, fold.end)}
+    parts: list[dict[str, Any]] = []
+    hood: list[dict[str, Any]] = []
+    words = text[section.key]
+    for i, block in enumerate(blocks):
+        fold = folds.get(i)
+        if fold is not None and fold.hood:
+            if not hood or hood[-1]["group"] != fold.group:
+                hood.append(
+                    {
+                        "group": fold.group,
+                        "id": f"hood-{section.key}-{fold.group}",
+                        "section": section.key,
+                        "title": words[f"{fold.group}_title"],
+                        "blocks": [],
+                    }
+                )
+            hood[-1]["blocks"].append(block)
+            continue
+        group = fold.group if fold is not None else None
+        if not parts or parts[-1]["group"] != group:
+            parts.append(
+                {
+                    "group": group,
+                    "id": f"{section.key}-more-{group}" if group else None,
+                    "summary": words[f"{group}_summary"] if group else None,
+                    "blocks": [],
+                }
+            )
+        parts[-1]["blocks"].append(block)
+    return parts, hood
+
+
 @functools.cache
 def _page_context(lang: str) -> dict[str, Any]:
     text = load_text(lang)
-    sections, figures_data = [], {}
+    sections, figures_data, hood = [], {}, []
     for section in SECTIONS:
         figure = figure_view(section, text) if section.live_figure else None
         if figure is not None:
             figures_data[figure["id"]] = {k: v for k, v in figure.items() if k != "svg"}
+        blocks = _blocks(section, text, figure)
+        parts, moved = _parts(section, text, blocks)
+        hood += moved
         sections.append(
             {
                 "key": section.key,
                 "number": section.number,
                 "heading": text[section.key]["heading"],
                 "adds": text[section.key]["adds"],
-                "blocks": _blocks(section, text, figure),
+                "blocks": blocks,
+                "parts": parts,
             }
         )
     other = LANGS[1 - LANGS.index(lang)]
-    # issue 9: the motion players' defaults and options, for motion.js
+    # the motion players' defaults and options, for motion.js
     motions = {
         block["motion"]["id"]: {
             k: v for k, v in block["motion"].items() if k not in ("svg", "chart")
@@ -433,6 +581,7 @@ def _page_context(lang: str) -> dict[str, Any]:
             "replay": text["replay"],
             "motion": text["motion"],
             "choose": text["choose"],
+            "predict": text["predict"],
         },
         "methods": method_facts(),
         "ws_path": "/ws",
@@ -445,6 +594,7 @@ def _page_context(lang: str) -> dict[str, Any]:
         "other_url": "/" if other == DEFAULT_LANG else f"/?lang={other}",
         "text": text,
         "sections": sections,
+        "hood": hood,
         "data_json": script_json(data),
     }
 

@@ -15,7 +15,7 @@ from ikchain.chain import Chain
 from ikchain.formatting import format_degrees, format_number, format_point
 from ikchain.kinematics import joints_from_angles
 from ikchain.lesson.labels import named_table
-from ikchain.lesson.tables import LENGTHS_BY_BONES, angle_gap_deg
+from ikchain.lesson.tables import LENGTHS_BY_BONES, TOLERANCE, _link, angle_gap_deg
 from ikchain.solvers import solve
 
 #: The preferred pose per bone count (degrees): a relaxed, gently curled chain, inside
@@ -31,6 +31,8 @@ REST_WEIGHTS = (0.0, 0.1, 1.0)
 REST_TARGETS = ((0.4, 0.8), (-0.5, 0.6), (1.1, -0.2))
 #: Iterations for Table ⑤c.
 REST_ITERATIONS = 500
+#: The damping 2.5's figure starts with (content.figure_defaults).
+FIGURE_DAMPING = 1.0
 
 
 def rest_options(section_key: str) -> dict[str, Any] | None:
@@ -45,21 +47,48 @@ def rest_options(section_key: str) -> dict[str, Any] | None:
     return {"poses": poses, "weights": list(REST_WEIGHTS)}
 
 
+def _rest_solve(chain: Chain, target: Any, weight: float) -> Any:
+    """One row's solve, with the options 2.5's figure sends for it (its tolerance and
+    damping, the row's budget and pull), so a row loaded into the figure is this solve."""
+    rest = np.radians(REST_POSES_DEG[3])
+    return solve(
+        chain,
+        target,
+        "dls",
+        max_iterations=REST_ITERATIONS,
+        tolerance=TOLERANCE,
+        damping=FIGURE_DAMPING,
+        rest=None if weight == 0.0 else rest,
+        rest_weight=None if weight == 0.0 else weight,
+    )
+
+
 def rest_table(name: str, section: Any, text: dict[str, Any], figure: Any) -> dict[str, Any]:
-    """Table ⑤c: DLS from the start pose, without and with the pull toward the rest pose."""
+    """Table ⑤c: DLS from the start pose, without and with the pull toward the rest pose.
+
+    A row clicked loads into 2.5's figure: the free chain, DLS, the row's pull and the
+    table's budget, solved from the start pose, which is the row's own solve."""
     chain = Chain(LENGTHS_BY_BONES[3])
     rest = np.radians(REST_POSES_DEG[3])
     words = text["choose"]
-    rows, values = [], []
+    rows, values, links = [], [], []
     for target in REST_TARGETS:
         for weight in REST_WEIGHTS:
-            result = solve(
-                chain,
-                target,
-                "dls",
-                max_iterations=REST_ITERATIONS,
-                rest=None if weight == 0.0 else rest,
-                rest_weight=None if weight == 0.0 else weight,
+            result = _rest_solve(chain, target, weight)
+            links.append(
+                _link(
+                    "fig-s25",
+                    target,
+                    "dls",
+                    result,
+                    bones=3,
+                    iterations=REST_ITERATIONS,
+                    damping=FIGURE_DAMPING,
+                    tolerance=TOLERANCE,
+                    cold=True,
+                    limits="free",
+                    rest=weight,
+                )
             )
             gap = angle_gap_deg(result.angles, rest)
             values.append(
@@ -81,6 +110,7 @@ def rest_table(name: str, section: Any, text: dict[str, Any], figure: Any) -> di
         "columns": text[section.key]["rest_columns"],
         "rows": rows,
         "values": values,
+        "links": links,
     }
     return {"kind": "table", "table": named_table(table, text)}
 
@@ -88,10 +118,6 @@ def rest_table(name: str, section: Any, text: dict[str, Any], figure: Any) -> di
 def rest_facts() -> dict[str, Any]:
     """What the text says of Table ⑤c: the most iterations the weak pull took."""
     chain = Chain(LENGTHS_BY_BONES[3])
-    rest = np.radians(REST_POSES_DEG[3])
     weak = min(w for w in REST_WEIGHTS if w > 0.0)
-    runs = [
-        solve(chain, t, "dls", max_iterations=REST_ITERATIONS, rest=rest, rest_weight=weak)
-        for t in REST_TARGETS
-    ]
+    runs = [_rest_solve(chain, t, weak) for t in REST_TARGETS]
     return {"weak_sweeps": max(int(r.iterations) for r in runs), "weak": weak}

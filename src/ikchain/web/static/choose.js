@@ -187,6 +187,25 @@
         return null;
       },
     });
+    // ... and so is the pull toward the preferred pose, taken only if offered.
+    API.linkParts.push({
+      key: "rest",
+      read: function (fig) {
+        var panel = panels[fig.id];
+        return panel && panel.state().rest ? String(panel.state().rest) : null;
+      },
+      apply: function (fig, raw) {
+        var panel = panels[fig.id];
+        if (!panel) return null;
+        for (var i = 0; i < panel.restSelect.options.length; i++) {
+          if (parseFloat(panel.restSelect.options[i].value) === parseFloat(raw)) {
+            panel.state().rest = parseFloat(raw);
+            return null;
+          }
+        }
+        return (API.labels.messages || {}).rest_refused;
+      },
+    });
     Object.keys(panels).forEach(function (id) { panels[id].fig.update(); });
   }
 

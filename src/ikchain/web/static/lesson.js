@@ -43,7 +43,7 @@
   // by joint. No script decides anything about a method by its name.
   var METHODS = DATA.methods || {};
   var METHOD_ORDER = Object.keys(METHODS);
-  // A figure whose options carry a pole (content.POLE_DEFAULT, in 2.1–2.3) has a pole
+  // A figure whose options carry a pole (content.POLE_DEFAULT, two-bone figures) has a pole
   // (hint) handle that starts there: a point the chain bends toward; the server solves
   // with it (ikchain.solve(..., pole=)) and says which bend it chose. Its sizes are
   // the server's ring's, read from the SVG: a diamond 3/4 the ring's
@@ -60,9 +60,11 @@
   }
   // The first method, in the server's order, that takes this many bones (and, with
   // `iterative`, has iterations): where a figure goes when its method cannot follow.
-  function methodFor(bones, iterative) {
-    for (var i = 0; i < METHOD_ORDER.length; i++) {
-      var m = METHOD_ORDER[i];
+  // `menu`: the figure's own menu (the methods its section has taught), searched first.
+  function methodFor(bones, iterative, menu) {
+    var order = (menu || []).concat(METHOD_ORDER);
+    for (var i = 0; i < order.length; i++) {
+      var m = order[i];
       if (fitsBones(m, bones) && (!iterative || takes(m, "iterations"))) return m;
     }
     return null;
@@ -303,8 +305,11 @@
       hint.textContent = C.pole_hint;
       label.appendChild(hint);
     }
-    var reset = this.controls.querySelector('[name="reset"]');
-    this.controls.insertBefore(label, reset);
+    // On show when the section adds the pole (spec.shown), else folded under "more"
+    var more = this.controls.querySelector(".ctl-more");
+    var before = (this.spec.shown || []).indexOf("pole") >= 0 ? more
+      : this.controls.querySelector('[name="reset"]');
+    before.parentNode.insertBefore(label, before);
   };
 
   // The figure's ONE state: what the reader chose, the answer drawn, and where the
@@ -331,6 +336,11 @@
       family: null, // family position to move to on the next request
       once: null, // options for the next request only (a table row's tolerance)
       frame: frame, // the server's answer currently drawn
+      // what made `frame` beyond the controls: the start pose it was solved from
+      // (null: the default start), its family move, tolerance and pole, and the
+      // target it was solved at; null for the server's default frame. The link
+      // carries it, so its reader gets this very solve.
+      made: null,
       shown: null, // a frame drawn instead of `frame` (a replayed step), or null
       error: null, // the reader's message when the last request failed
       errorDetail: null, // the server's message, for the element's title
@@ -442,6 +452,7 @@
     var q = s.request;
     if (reply.id !== q.inflight) return; // stale: newest answer wins
     var received = performance.now();
+    var sent = q.body;
     var family = q.body != null && q.body.family != null;
     var poled = q.body != null && q.body.pole != null;
     q.inflight = null;
@@ -459,6 +470,7 @@
       // the pole goes off.
       if (poled && reply.frame.bend) s.bend = reply.frame.bend;
       s.frame = reply.frame;
+      s.made = madeBy(sent, reply.frame);
       s.error = null;
       s.errorDetail = null;
     } else {
@@ -497,9 +509,24 @@
 
   // For the extensions (replay.js): `frame` is the figure's answer now (the replay's
   // copy of the figure's own solve).
-  Figure.prototype.adoptFrame = function (frame) {
+  // `sent`: the replay's request, which solved it (its start pose, tolerance, pole).
+  Figure.prototype.adoptFrame = function (frame, sent) {
     this.state.frame = frame;
+    this.state.made = madeBy(sent || {}, frame);
   };
+
+  // What made a frame, from the request that asked for it (see state.made). With
+  // smoothing the server solved at a target between the ring and the pointer: the
+  // result's target, which is the one to solve at again.
+  function madeBy(body, frame) {
+    return {
+      init: body.init ? copy(body.init) : null,
+      family: body.family != null ? copy(body.family) : null,
+      tolerance: body.tolerance != null ? body.tolerance : null,
+      pole: body.pole ? copy(body.pole) : null,
+      target: copy(frame.result.target),
+    };
+  }
 
   Figure.prototype.logRedraw = function (id, input, received) {
     var entry = {
@@ -880,7 +907,7 @@
     var s = this.state;
     s.bones = init.length;
     // the stall is an iterative solver's: a method without iterations gives way
-    if (!takes(s.method, "iterations") || !fitsBones(s.method, s.bones)) s.method = methodFor(s.bones, true);
+    if (!takes(s.method, "iterations") || !fitsBones(s.method, s.bones)) s.method = methodFor(s.bones, true, this.options.methods);
     s.pointer = copy(target);
     s.init = copy(init);
     s.family = null;
@@ -904,7 +931,7 @@
         break;
       case "bones":
         s.bones = parseInt(value, 10);
-        if (!fitsBones(s.method, s.bones)) s.method = methodFor(s.bones, false); // the closed form: two bones
+        if (!fitsBones(s.method, s.bones)) s.method = methodFor(s.bones, false, this.options.methods); // the closed form: two bones
         s.cold = true; // a different chain: start from the default pose
         break;
       case "bend":
@@ -924,7 +951,7 @@
         s.smoothing = el.checked ? this.smoothingAlpha() : null;
         break;
       case "pole":
-        s.pole = el.checked ? copy(this.options.pole) : null;
+        s.pole = el.checked ? copy(s.pole || this.options.pole) : null;
         break;
       case "length1":
       case "length2":
@@ -1045,6 +1072,11 @@
     s.once = row.tolerance != null ? { tolerance: row.tolerance } : null;
     s.family = null;
     s.smoothing = null;
+    // the row's parts that extensions keep (2.5: limits preset, the pull), as a link's
+    for (var i = 0; i < LINK_PARTS.length; i++) {
+      var key = LINK_PARTS[i].key;
+      if (row[key] != null) LINK_PARTS[i].apply(this, String(row[key]));
+    }
     this.controlMessage("iterations", null);
     this.request(stamp(null));
   };
@@ -1057,14 +1089,29 @@
   // the same messages) and asks the server for that state solved from the start pose,
   // exactly as the server computes it. Numbers are written as JavaScript's shortest
   // exact form, so a target read back is the very target written.
+  //
+  // The link carries the solve that made the drawn frame too (state.made): its start
+  // pose (init=, the angles in radians), its family move (family=), a tolerance other
+  // than the figure's (tolerance=) and the pole (pole=), and the target it was solved
+  // at. Its reader sends the very request that made the sender's frame, so both see
+  // the same status and the same joints, not a fresh solve from the start pose.
   Figure.prototype.link = function () {
     var s = this.state;
-    var parts = [
-      "method=" + s.method, "bones=" + s.bones, "bend=" + s.bend,
-      "target=" + String(s.pointer[0]) + "," + String(s.pointer[1]),
-    ];
+    var made = s.made;
+    var target = made ? made.target : s.pointer;
+    function list(v) { return v.map(function (x) { return String(x); }).join(","); }
+    var parts = [];
+    // a control this figure does not show is not in its link (2.1: analytic, 2 bones)
+    if (this.control("method")) parts.push("method=" + s.method);
+    if (this.control("bones")) parts.push("bones=" + s.bones);
+    if (this.control("bend")) parts.push("bend=" + s.bend);
+    parts.push("target=" + list(target));
     if (this.control("iterations")) parts.push("iterations=" + s.iterations);
     if (this.control("damping")) parts.push("damping=" + s.damping);
+    if (made && made.init) parts.push("init=" + list(made.init));
+    if (made && made.family != null) parts.push("family=" + list([].concat(made.family)));
+    if (made && made.tolerance != null && made.tolerance !== s.tolerance) parts.push("tolerance=" + made.tolerance);
+    if (made && made.pole) parts.push("pole=" + list(made.pole));
     for (var i = 0; i < LINK_PARTS.length; i++) {
       var value = LINK_PARTS[i].read(this);
       if (value != null) parts.push(LINK_PARTS[i].key + "=" + encodeURIComponent(value));
@@ -1102,11 +1149,12 @@
     s.bendFollowed = null;
     var el;
     // bones first: the method must fit them
-    if (has("bones")) {
+    // (a value the figure already has is taken as it is, with or without its control)
+    if (has("bones") && params.bones !== String(s.bones)) {
       el = option("bones", params.bones);
       if (el) { el.value = params.bones; this.setControl(el); } else said.push(M.bones_refused);
     }
-    if (has("method")) {
+    if (has("method") && params.method !== s.method) {
       el = option("method", params.method);
       if (el && fitsBones(params.method, s.bones)) { el.value = params.method; this.setControl(el); }
       else said.push(M.method_refused);
@@ -1152,10 +1200,26 @@
       var message = part.apply(this, params[part.key]);
       if (message) said.push(message);
     }
-    s.init = null;
-    s.cold = true; // the state solved from its start pose: what the link's reader sees too
+    // The solve that made the sender's frame: its start pose, family move, tolerance
+    // and pole (Figure.link). Without them, the state solved from its start pose.
+    function numbers(key, count) { // count finite numbers, or null (then refused)
+      if (!has(key)) return null;
+      var v = params[key].split(",").map(number);
+      if (v.length !== count || !v.every(isFinite)) { said.push(M.pose_refused); return null; }
+      return v;
+    }
+    s.init = takes(s.method, "init") ? numbers("init", s.bones) : null;
+    s.cold = s.init == null;
     s.family = null;
+    if (has("family") && (s.bones === 3 || s.bones === 4)) {
+      var f = numbers("family", s.bones === 4 ? 2 : 1);
+      if (f) s.family = s.bones === 4 ? f : f[0];
+    }
     s.once = null;
+    var tol = has("tolerance") ? number(params.tolerance) : NaN;
+    if (isFinite(tol) && tol > 0) s.once = { tolerance: tol };
+    var pole = this.options.pole ? numbers("pole", 2) : null;
+    if (pole) { s.pole = pole; s.init = null; s.cold = true; }
     this.linkMessage(said.join(" ") || null);
     this.request(stamp(null));
   };

@@ -214,7 +214,7 @@
     var sent = rs.sent;
     if (reply.replay.frame && sent && sent.iterations === this.fig.state.iterations &&
         rs.key === this.key()) {
-      this.fig.adoptFrame(reply.replay.frame);
+      this.fig.adoptFrame(reply.replay.frame, sent);
     }
     this.chartEl.innerHTML = reply.replay.chart;
     this.show(0);
@@ -273,6 +273,21 @@
     this.fig.showFrame(null);
   };
 
+  // On a phone the figure stays on screen (sticky) above the panel; the panel puts its
+  // step line and chart just above its buttons (extras.css). A step pressed there
+  // must not leave them under the figure or below the screen: scroll so that the
+  // step line sits right under the figure, with the chart and the buttons below it.
+  var NARROW = window.matchMedia ? window.matchMedia("(max-width: 40rem)") : null;
+  Panel.prototype.keepInView = function () {
+    if (!NARROW || !NARROW.matches) return;
+    var stick = this.fig.el.querySelector(".fig-stick");
+    var top = stick ? stick.getBoundingClientRect().bottom : 0;
+    var status = this.statusEl.getBoundingClientRect();
+    var chart = this.chartEl.getBoundingClientRect();
+    if (status.top >= top && chart.bottom <= window.innerHeight) return;
+    window.scrollBy(0, status.top - top - 6);
+  };
+
   Panel.prototype.bind = function () {
     var self = this;
     this.controls.addEventListener("click", function (event) {
@@ -297,12 +312,14 @@
         case "live": self.live(); break;
         default: return;
       }
+      if (button.name !== "live") self.keepInView();
     });
     this.control("scrub").addEventListener("input", function (event) {
       var rs = self.state();
       if (!rs.data) return;
       self.stop();
       self.show(parseInt(event.target.value, 10));
+      self.keepInView();
     });
     this.control("joints").addEventListener("change", function (event) {
       self.state().joints = !!event.target.checked;

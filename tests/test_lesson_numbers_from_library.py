@@ -1,4 +1,4 @@
-"""Issue 15's lesson defects 3, 4, 6, 7, 9 and the text items of 10, without a browser.
+"""The lesson's numbers against the library: text items, tables and replays, no browser.
 
 Each test failed on the main it was written against. Expected values come from the
 library (``ikchain.solve``) or from geometry, never from the page's own numbers.

@@ -1,4 +1,4 @@
-"""Browser tests for issue 15's defects 3 and 6 on the page (the replay panel's part):
+"""The replay panel's numbers on the page, in Chromium:
 each failed on the main it was written against.
 
 Expected values come from the server's own solve of the same request (frame_reply).

@@ -1,4 +1,4 @@
-"""Issue 15, defect 10's small page defects: each test failed on the page before its fix.
+"""Small page details of the figures' controls: each test failed on the page before its fix.
 
 - switching Bones moved the controls;
 - the smoothing marker was 4.8 px across;
@@ -14,8 +14,9 @@ from typing import Any
 
 import pytest
 
-from ikchain.lesson.content import load_text
+from ikchain.lesson.content import SECTIONS, load_text
 
+from .conftest import UNFOLD
 from .test_lesson_extras import PHONE, phone_lesson
 from .test_lesson_page import open_lesson, wait_idle
 
@@ -55,7 +56,10 @@ def test_switching_bones_leaves_every_control_where_it_was(
         wait_idle(page, fig)
         after = control_boxes(page, fig)
         for name, (x, y) in before.items():
-            if name in after:
+            # the select under the pointer, and all above it, stay; in 2.3 the
+            # four-bone slider comes and goes below it and takes no room when absent
+            # (no blank band), so what follows it may move by its height
+            if name in after and (fig == "fig-s22" or y <= before["bones"][1]):
                 assert after[name] == pytest.approx((x, y), abs=0.5), (bones, name)
 
 
@@ -65,6 +69,7 @@ def test_the_smoothing_marker_is_big_enough_to_see(
 ) -> None:
     if viewport == "phone":
         context = browser.new_context(viewport=PHONE, has_touch=True, is_mobile=True)
+        context.add_init_script(UNFOLD)
         tab = context.new_page()
     else:
         context, tab = None, page
@@ -91,7 +96,9 @@ def test_with_scripts_off_nothing_in_a_figure_takes_the_focus(
     page.goto(f"{server_url}/?lang=en")
     assert page.locator("svg.ik-figure [tabindex]").count() == 0
     assert page.locator("svg.ik-figure [role='slider']").count() == 0
-    assert page.locator("svg.ik-figure g.target").count() == 5
+    assert page.locator("svg.ik-figure g.target").count() == sum(
+        section.live_figure for section in SECTIONS
+    )
 
 
 def test_with_scripts_on_the_ring_is_a_focusable_slider(page: Any, server_url: str) -> None:
@@ -137,6 +144,7 @@ def test_the_limits_select_shows_its_whole_text(
     select leaves room for all of it beside its arrow, on a desktop and a phone."""
     if viewport == "phone":
         context = browser.new_context(viewport=PHONE, has_touch=True, is_mobile=True)
+        context.add_init_script(UNFOLD)
         tab = context.new_page()
     else:
         context, tab = None, page
