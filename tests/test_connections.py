@@ -1,4 +1,4 @@
-"""The lesson server's connection layer (issue 16, defects 1 and 4) on a real socket:
+"""The lesson server's connection layer on a real socket:
 TCP_NODELAY on keep-alive connections, the header, body and WebSocket timeouts, the
 connection caps per client address and in all, the budget for unfinished WebSocket
 messages, a log that never floods, and a bounded shutdown.
@@ -32,8 +32,8 @@ pytestmark = pytest.mark.skipif(
 ROOT = Path(__file__).resolve().parent.parent
 
 #: A child process serving the lesson: ``serve()`` with the limits given as JSON
-#: (none: the defaults), printing its port. (A server without ``Limits``, as before
-#: issue 16, serves as it is, so that these tests fail on it for what it does.)
+#: (none: the defaults), printing its port. (A server without ``Limits``, as the
+#: server once was, serves as it is, so that these tests fail on it for what it does.)
 SERVER = """
 import json, sys
 from ikchain.web import serve as module

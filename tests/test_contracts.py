@@ -1,7 +1,7 @@
 """Contracts of the solvers' small rules, each checked against its documented statement.
 
-Each test here guards one rule that a deliberate mistake once broke unnoticed (issue
-14's table): the sign of CCD's capped turn, the rest pull's wrapping, FABRIK's
+Each test here guards one rule that a deliberate mistake once broke unnoticed (the
+mutation list's first entries): the sign of CCD's capped turn, the rest pull's wrapping, FABRIK's
 zero-gap fallbacks and continuous angles, the relative stall rule, the clipped
 default start pose and ``wrap_angle``'s half-open range. Expected values come from the
 rule (README, docstrings), worked out here by hand or by an independent computation.

@@ -1,4 +1,4 @@
-"""Edges of the library a hostile or unlucky caller reaches (issue 16, items 6 and 7)."""
+"""Edges of the library a hostile or unlucky caller reaches."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Fair shares per connection (issue 16, defects 2 and 3): the light queue on the event
+"""Fair shares per connection: the light queue on the event
 loop and the heavy queue both serve the connection that has had least first; "light"
 is measured cost; bodies are checked before they queue; a page's drag frames are
 answered before its own replay; each connection's share of the heavy queue.

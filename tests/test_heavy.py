@@ -1,4 +1,4 @@
-"""The heavy-request process (issue 16, defect 5): a watchdog per request, replies that
+"""The heavy-request process: a watchdog per request, replies that
 keep their id, SIGINT that stays out of the server, one log line per death, and a new
 process after each."""
 

@@ -1,5 +1,5 @@
 """2.2's page with the Jacobian transpose and the manipulability ellipse: which figure
-draws the ellipse, and the numbers the text quotes (issue 15, capability 5)."""
+draws the ellipse, and the numbers the text quotes."""
 
 from __future__ import annotations
 

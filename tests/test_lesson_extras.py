@@ -1,4 +1,4 @@
-"""Issue 9's new request kinds and blocks, without a browser: replay (and, later,
+"""The replay, motion and chooser request kinds and blocks, without a browser: replay (and, later,
 moving targets and section 2.5).
 
 Expected values are derived independently: geometric properties of each step (bone
@@ -584,7 +584,7 @@ def test_25_text_names_the_buttons_as_the_page_labels_them():
         assert quote.format(text["choose"]["rest"]) in " ".join(text["s25"]["rest"])
 
 
-# ------------------------------------------------------------- caps (issue 14)
+# ------------------------------------------------------------------------ caps
 
 #: The README's caps, spelled out (never read from the modules that enforce them).
 README_MAX_REPLY_BYTES = 262_144

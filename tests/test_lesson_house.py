@@ -1,4 +1,4 @@
-"""The lesson's house rules (issue 14): no import circles, the block registry built in
+"""The lesson's house rules: no import circles, the block registry built in
 one place, and the page data escaped once."""
 
 from __future__ import annotations

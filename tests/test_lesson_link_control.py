@@ -1,4 +1,4 @@
-"""Issue 15, new capability 4 (shareable states), the server's part: every live figure
+"""Shareable states, the server's part: every live figure
 is rendered with a "link to this figure" control that stays hidden until the page
 script runs (with scripts off there is no state to link), and both languages carry
 every message the script says about a link's values.

@@ -1,5 +1,5 @@
 """The manipulability ellipse: kinematics against independent oracles, the frame's
-drawn ellipse, the static SVG, and 2.2's text numbers (issue 15, capability 5)."""
+drawn ellipse, the static SVG, and 2.2's text numbers."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""A drag frame with a pole (hint) point, ``"pole": [x, y]`` (issue 15, capability 1).
+"""A drag frame with a pole (hint) point, ``"pole": [x, y]``.
 
 Through the page's protocol entry (:func:`ikchain.web.protocol.frame_reply`, and
 ``POST /api/frame`` for the status codes). The checks are independent of the solver:

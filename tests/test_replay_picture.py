@@ -1,4 +1,4 @@
-"""Issue 15, capability 2: the picture of each CCD joint's turn in the replay.
+"""The picture of each CCD joint's turn in the replay.
 
 At a CCD joint step the replay's reply carries the ray from the turning joint to the
 tip before the turn, the ray to the target, the arc of the angle turned and the index

@@ -91,7 +91,7 @@ def test_any_decimal_scale_is_honest_and_agrees_with_unit_scale(problem, k):
 @pytest.mark.parametrize("method", METHODS)
 @pytest.mark.parametrize("scale", [1e-300, 1e-200, 1e-160, 8e77, 1e200, 1e300])
 def test_the_reported_extreme_scales(method, scale):
-    # issue 7: 1e300 raised OverflowError (DLS), 1e-300 ZeroDivisionError (analytic),
+    # once: 1e300 raised OverflowError (DLS), 1e-300 ZeroDivisionError (analytic),
     # 8e77 gave NaN, and below 1e-158 an out-of-reach target was reported converged
     chain = ikchain.Chain([0.8 * scale, 0.6 * scale])
     tolerance = 1e-9 * scale

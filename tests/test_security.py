@@ -1,4 +1,4 @@
-"""The server against a hostile client (issue 7): each class of attack found, refused
+"""The server against a hostile client: each class of attack found, refused
 with a message, and the connection still serving.
 
 Over Starlette's TestClient; the socket-level fuzz of the real server is in
@@ -191,7 +191,7 @@ def test_other_host_names_are_refused(client):
     ],
 )
 def test_host_values_no_browser_sends_are_refused(client, host):
-    """Issue 16, defect 7: each of these was served as one of the loopback names."""
+    """Each of these was once served as one of the loopback names."""
     response = client.get("/", headers={"host": host})
     assert response.status_code == 400
     assert response.json()["error"].startswith("host: expected a name or address")
@@ -533,7 +533,7 @@ def test_the_caps_benchmark_times_requests_at_the_caps():
 
 
 def test_refusals_leave_one_access_log_line_per_class(client, caplog, monkeypatch):
-    """Issue 16, defect 7: the access log was off, so abuse left no trace; now one
+    """The access log was once off, so abuse left no trace; now one
     INFO line per class of refusal or error reply, rate-limited."""
     import logging
 

@@ -178,7 +178,7 @@ def test_cli_text_and_csv_carry_the_same_cells(capsys):
     assert all(cell in text for row in data[0]["cells"] for cell in row)
 
 
-# -- issue 9: seed content and linked rows ---------------------------------------------
+# -- seed content and linked rows ------------------------------------------------------
 
 
 def test_worked_example_is_the_law_of_cosines_of_the_straight_row():

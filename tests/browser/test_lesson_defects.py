@@ -1,4 +1,4 @@
-"""Browser tests for the defects of issue 9: each failed on the page before its fix.
+"""Browser tests for the page's defects found by a review: each failed on the page before its fix.
 
 As in test_lesson_page, every number checked is the server's, read back off the page;
 the expected values come from the page text, the server's tables or a closed form.

@@ -1,4 +1,4 @@
-"""Issue 9's new capabilities in Chromium: the replay (and, later, moving targets and
+"""The replay, motion and chooser panels in Chromium: the replay (and, later, moving targets and
 section 2.5), on desktop and on a 390 × 844 touch phone, in both languages.
 
 The page's scripts only draw what the server sends, so each check reads the server's

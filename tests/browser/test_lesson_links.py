@@ -1,4 +1,4 @@
-"""Issue 9's new capabilities 4–6: linked tables, the live condition number, lengths.
+"""Linked tables, the live condition number, lengths.
 
 Expected values are the tables' own cells (the server's), a closed form, or the
 family marks' positions; the page only draws what the server answers.

@@ -1,4 +1,4 @@
-"""The lesson at 390×844 with a touch screen (issue 9, defect 3).
+"""The lesson at 390×844 with a touch screen.
 
 A swipe that starts on a figure (off the ring) scrolls the page; captions, every
 table column and the chart's ticks are readable without sideways scrolling; a

@@ -1,4 +1,4 @@
-"""The page's one state (issue 14): a figure keeps everything that changes in
+"""The page's one state: a figure keeps everything that changes in
 ``fig.state``, the extensions change only their own part of it, and the requests the
 state produces honour the server's contracts (smoothing's previous target, the
 replay's step cap).

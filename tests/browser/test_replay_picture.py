@@ -1,4 +1,4 @@
-"""Issue 15, capability 2, in the browser: the picture of a CCD joint's turn.
+"""In the browser: the picture of a CCD joint's turn.
 
 In figure 2.2's replay, joint by joint, a step where a joint turned draws, inside the
 figure's world group and under the chain: the ghost of the pose before the turn, the

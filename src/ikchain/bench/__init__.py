@@ -284,7 +284,7 @@ def run(args: argparse.Namespace, out=None) -> dict[str, Any]:
     goals = evaluate_goals(data, baseline)
     data["goals"] = goals
     say()
-    say("Goals (performance issue)")
+    say("Goals")
     for goal in goals:
         verdict = {True: "met   ", False: "MISSED", None: "n/a   "}[goal["met"]]
         say(f"  {verdict} {goal['goal']}: {goal['measured']}")

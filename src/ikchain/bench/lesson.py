@@ -1,4 +1,4 @@
-"""The lesson page's two latency benchmarks (issue 3, item 7). Benchmarks, not tests.
+"""The lesson page's two latency benchmarks. Benchmarks, not tests.
 
 1. **Server time per drag frame**, for each section's default chain and method: a
    scripted drag path of a few hundred frames, each frame warm-started from the
@@ -46,7 +46,7 @@ from ikchain.bench.drags import (
     sections,
 )
 
-#: Goals of issue 3, milliseconds.
+#: The latency goals, milliseconds.
 SERVER_GOAL_MS = 2.0
 REDRAW_GOAL_MS = 16.0
 #: Pointer events per second in the browser drag.

@@ -1,4 +1,4 @@
-"""The lesson server under load and abuse (issue 7). Benchmarks, not tests.
+"""The lesson server under load and abuse. Benchmarks, not tests.
 
 1. **Caps against the time budget** (``ikchain bench caps``): the slowest request the
    caps admit, for every method, number of bones and batch size, each asking for the
@@ -41,7 +41,7 @@ import numpy as np
 
 from ikchain.bench.drags import drag_path, frame_body, percentiles, sections
 
-#: Goals of issue 7.
+#: The goals under load and abuse.
 FAIRNESS_GOAL = 3.0
 LOAD_GOAL_MS = 16.0
 DRAG_HZ = 60.0

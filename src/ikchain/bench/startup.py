@@ -37,7 +37,7 @@ from typing import Any
 from ikchain.arguments import OneLineParser, integer_in
 
 METHODS = ("analytic", "dls", "ccd", "fabrik", "jt")
-#: The goals of issue 13 (seconds): first CLI solve, cache empty and warm; the lesson
+#: The start-up goals (seconds): first CLI solve, cache empty and warm; the lesson
 #: serving, cache empty; the longest silence on the lesson's terminal meanwhile.
 GOALS = {
     "cli_cold": 3.0,

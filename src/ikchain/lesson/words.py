@@ -94,9 +94,9 @@ def placeholder_values() -> dict[str, str]:
         # 2.5's outcome map and Table ⑤a: the figure's budget, the map's cell (cm)
         "frame_iterations": str(FRAME_ITERATIONS),
         "outcome_cell": format_number(outcomes.MAP_CELL * 100, 0),
-        # 2.2's stall drawn, Table ②b's row beyond the request cap (issue 15)
+        # 2.2's stall drawn, Table ②b's row beyond the request cap
         "stall_tip": format_point(facts["stall_tip"], 1, LESSON_SIZE),
-        # 2.2's Jacobian transpose and the ellipse's drawing scale (issue 15)
+        # 2.2's Jacobian transpose and the ellipse's drawing scale
         **transpose_values(),
         **capped_values(facts["capped"]),
         # Table ③'s tolerance and the sweeps each row took

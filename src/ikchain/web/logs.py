@@ -1,4 +1,4 @@
-"""The server's access log (issue 16, defect 7): one INFO line per class of refused or
+"""The server's access log: one INFO line per class of refused or
 failed request (its status and what was refused), at most one line per class every
 :data:`EVERY_SECONDS`, the rest counted into the next one, so abuse leaves a trace
 but never a flood. Connection refusals are logged the same way by
