@@ -594,6 +594,7 @@ def test_a_request_the_parser_chokes_on_gets_a_json_400_not_a_traceback(monkeypa
     """Bytes a parser lets through and uvicorn's request handling then fails on (a
     request line it decodes as ASCII, say) end in a JSON 400 and one log line."""
     import asyncio
+    from concurrent.futures import ThreadPoolExecutor
 
     from uvicorn.protocols.http.h11_impl import H11Protocol
     from uvicorn.server import ServerState
@@ -618,8 +619,10 @@ def test_a_request_the_parser_chokes_on_gets_a_json_400_not_a_traceback(monkeypa
         protocol.connection_lost(None)
         return transport
 
-    with caplog.at_level("INFO", logger="ikchain.web"):
-        transport = asyncio.run(scenario())
+    with caplog.at_level("INFO", logger="ikchain.web"), ThreadPoolExecutor(1) as thread:
+        # a fresh loop in its own thread: the browser tests' Playwright keeps one
+        # running in this one for the session
+        transport = thread.submit(asyncio.run, scenario()).result()
     head, _, body = transport.written.partition(b"\r\n\r\n")
     assert head.startswith(b"HTTP/1.1 400") and transport.closed
     assert "expected an HTTP/1.1 request line" in json.loads(body)["error"]
