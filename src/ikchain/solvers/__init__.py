@@ -7,7 +7,8 @@ The modules, one concept each:
   :class:`~ikchain.solvers.options.Options`;
 * :mod:`~ikchain.solvers.solver`: :class:`~ikchain.Solver`, which owns them and calls the kernels;
 * :mod:`~ikchain.solvers.runner`: the kernel plumbing (arrays in, a Result out);
-* :mod:`~ikchain.solvers.pole` and :mod:`~ikchain.solvers.soft`: the steps around a solve;
+* :mod:`~ikchain.solvers.pole`, :mod:`~ikchain.solvers.soft` and
+  :mod:`~ikchain.solvers.blend`: the steps around a solve;
 * ``loop``, ``ccd``, ``fabrik``, ``jt``, ``dls``, ``analytic``, ``limited``: the kernels.
 
 Each method names the options it uses (:data:`OPTIONS`); passing one it does not use
