@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import time
 import sys
 
 import numpy as np
@@ -128,17 +129,32 @@ def test_main_called_in_process_never_interprets() -> None:
     assert _in_subprocess(code).splitlines()[-1] == "True"
 
 
-def _gated_app(monkeypatch: pytest.MonkeyPatch, compile_kernels: object) -> object:
+def _gated_app(
+    monkeypatch: pytest.MonkeyPatch, compile_kernels: object, *, stored: bool = False
+) -> object:
+    """The one-process lesson app with ``compile_kernels`` in place of the compile;
+    unless ``stored``, the page's pictures are missing from the store (as after a change
+    to the lesson), so requests wait for the compile."""
+    from ikchain.lesson import precomputed
     from ikchain.web import app as web_app
 
     monkeypatch.setattr(web_app, "compile_kernels", compile_kernels)
+    if not stored:
+
+        def not_stored() -> None:
+            raise precomputed.NotStoredError("a picture")
+
+        monkeypatch.setattr(web_app, "serve_plainly", not_stored)
     return web_app.build_app(serve_while_starting=True)
 
 
-def test_the_server_answers_while_its_kernels_compile(monkeypatch: pytest.MonkeyPatch) -> None:
-    """ikchain lesson (one process) serves at once: the page is a notice that reloads
-    itself, in the page's language, the static files are served, and a frame waits
-    for the kernels and is then answered."""
+def test_a_page_waiting_for_the_compile_says_how_far_it_is(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """When the page cannot be served on plain Python meanwhile (its stored pictures
+    out of date), ikchain lesson (one process) still listens at once: the page is a
+    notice that reloads itself, in the page's language, with the compile's progress;
+    the static files are served, and a frame waits for the kernels, then is answered."""
     import threading
 
     from starlette.testclient import TestClient
@@ -218,3 +234,87 @@ def test_the_startup_bench_calls_a_lesson_usable_only_when_it_solves() -> None:
                 startup._usable(url + "/")
         finally:
             startup._FRAME = original
+
+
+def test_the_page_works_on_plain_python_while_the_kernels_compile(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """ikchain lesson (one process) serves the whole page and solves drags before the
+    compile ends; a replay then gets a 503 that says why in its page's language (no
+    heavy process compiles a second time beside the first); once compiled, the page is
+    rendered afresh, equal to the one served meanwhile, and replays are answered."""
+    import threading
+
+    from starlette.testclient import TestClient
+
+    from ikchain.lesson import precomputed
+    from ikchain.web import app as web_app
+
+    release = threading.Event()
+    compiling = threading.Event()
+
+    def compile_held(progress) -> None:
+        progress(0, 6, "reach_range")
+        compiling.set()
+        release.wait(60)
+        progress(6, 6, "")
+
+    app = _gated_app(monkeypatch, compile_held, stored=True)
+    frame = {"id": "f", "lengths": [0.8, 0.6], "target": [1.0, 0.6], "method": "ccd"}
+    replay = {**frame, "kind": "replay", "lang": "en", "iterations": 8}
+    try:
+        with TestClient(app, base_url="http://127.0.0.1:8000") as client:
+            assert compiling.wait(60)
+            meanwhile = client.get("/?lang=en")
+            assert meanwhile.status_code == 200 and "Preparing the solvers" not in meanwhile.text
+            solved = client.post("/api/frame", json=frame)
+            assert solved.status_code == 200 and solved.json()["ok"] is True
+            with client.websocket_connect("ws://127.0.0.1:8000/ws") as socket:
+                socket.send_json(frame)
+                assert socket.receive_json()["ok"] is True
+            refused = client.post("/api/frame", json=replay)
+            assert refused.status_code == 503
+            assert "still being compiled" in refused.json()["error"]
+            chinese = client.post("/api/frame", json={**replay, "lang": "zh"}).json()["error"]
+            assert "求解器还在编译" in chinese
+            assert app.state.workers.heavy is None  # no second compile beside this one
+            release.set()
+            deadline = time.monotonic() + 60
+            while app.state.workers.warming or app.state.workers.heavy is None:
+                assert time.monotonic() < deadline
+                time.sleep(0.05)
+            after = client.get("/?lang=en")
+            assert after.text == meanwhile.text
+            answered = client.post("/api/frame", json=replay)
+            assert answered.status_code == 200 and answered.json()["ok"] is True
+    finally:
+        release.set()
+        precomputed.serving_ahead(False)
+        web_app.render_page.cache_clear()
+
+
+def test_plain_kernels_serve_the_page_then_the_compiled_ones_the_same_page() -> None:
+    """In a new process: the plain-Python copies of the kernels and the stored pictures
+    render the page (numba's kernels untouched, nothing solved that the store holds),
+    then the compiled kernels take over; every byte of the page is the same."""
+    code = """
+import sys
+from ikchain.solvers import runner
+from ikchain.lesson import limits, outcomes
+from ikchain.web import app
+app.serve_plainly()
+plain = runner.interpreting(), runner._kernels_cached[0].SOLVE[0]
+before = {lang: app.render_page(lang) for lang in ("en", "zh")}
+solved_meanwhile = limits._reach_cells.__wrapped__.cache_info().currsize + \\
+    outcomes._outcome_map.__wrapped__.cache_info().currsize
+print("ikchain.solvers.loop" in sys.modules, end=" ")  # the copies left no trace
+from ikchain.solvers import loop  # the module itself: compiled
+print(plain[0], type(plain[1]).__name__, hasattr(loop.SOLVE[0], "compile"), solved_meanwhile)
+app.compile_kernels()
+print(runner.interpreting(), runner._kernels_cached[0] is loop)
+app.render_afresh()
+print(limits._reach_cells.__wrapped__.cache_info().currsize > 0)
+print(all(app.render_page(lang) == before[lang] for lang in before))
+"""
+    lines = _in_subprocess(code).splitlines()[-4:]
+    assert lines == ["False True function True 0", "False True", "True", "True"]

@@ -51,6 +51,15 @@ PAGE_STRUCTURE_TESTS = ("tests/test_lesson_main_path.py",)
 SKIP = "not oracle and not (equal_the_batch and 8)"
 
 
+#: Tests that run with the kernels compiled (see :attr:`Mutant.compiled`).
+COMPILED_TESTS = (
+    "tests/browser/",
+    "tests/test_lesson_main_path",
+    "tests/test_precomputed",
+    "tests/test_startup",
+)
+
+
 @dataclass(frozen=True)
 class Mutant:
     name: str
@@ -61,13 +70,12 @@ class Mutant:
 
     @property
     def compiled(self) -> bool:
-        """Whether its tests serve the whole page (a browser, or the page's text
-        counted): those run with the kernels compiled, as plain Python the page's
+        """Whether its tests serve the whole page (a browser, the page's text counted,
+        its stored pictures solved again, or the switch from plain Python to compiled
+        kernels): those run with the kernels compiled, as plain Python the page's
         tables take minutes; such a mutant changes no kernel, so the JIT hides none of
         its lines."""
-        return any(
-            t.startswith(("tests/browser/", "tests/test_lesson_main_path")) for t in self.tests
-        )
+        return any(t.startswith(COMPILED_TESTS) for t in self.tests)
 
 
 MUTANTS: tuple[Mutant, ...] = (
@@ -529,6 +537,34 @@ MUTANTS: tuple[Mutant, ...] = (
         "np.where(np.isin(solved, _REACHED), _BLENDED, solved)",
         "np.where(np.isin(solved, _REACHED), _CONVERGED, solved)",
         ("tests/test_blend_weight.py",),
+    ),
+    Mutant(
+        "precomputed: the stored pictures solved again while the kernels compile",
+        "lesson/precomputed.py",
+        "        if _serving:",
+        "        if False:",
+        ("tests/test_precomputed.py",),
+    ),
+    Mutant(
+        "app: the page served meanwhile kept after the compiled kernels take over",
+        "web/app.py",
+        "    render_page.cache_clear()\n",
+        "",
+        ("tests/test_startup.py",),
+    ),
+    Mutant(
+        "scheduler: a heavy request queued for a heavy process while the kernels compile",
+        "web/scheduler.py",
+        "            if self.warming:\n",
+        "            if False:\n",
+        ("tests/test_startup.py",),
+    ),
+    Mutant(
+        "runner: the plain copies of the kernels left in sys.modules",
+        "solvers/runner.py",
+        "            sys.modules.pop(name, None)",
+        "            pass",
+        ("tests/test_startup.py",),
     ),
 )
 

@@ -226,42 +226,55 @@ def format_compile_progress(done: int, total: int, name: str, seconds: float) ->
     )
 
 
-@contextlib.contextmanager
-def _compile_progress() -> Any:
+class CompileProgress:
     """A ``progress`` callback for :func:`ikchain.solvers.compile_kernels` that says what
     is compiling, every second, once the compile has taken a second (a warm
     cache loads in less and prints nothing), on stderr: stdout keeps the URL line first.
-    On a terminal one line is rewritten."""
-    started = time.monotonic()
-    state: dict[str, Any] = {"done": 0, "total": 1, "name": "", "shown": False}
-    tty = sys.stderr.isatty()
-    stop = threading.Event()
+    On a terminal one line is rewritten. The compile's last call (``done == total``)
+    prints the closing line; so does :meth:`close` (or leaving a ``with`` block)."""
 
-    def show(final: bool = False) -> None:
-        seconds = time.monotonic() - started
+    def __init__(self) -> None:
+        self.started = time.monotonic()
+        self.state: dict[str, Any] = {"done": 0, "total": 1, "name": "", "shown": False}
+        self.tty = sys.stderr.isatty()
+        self.stop = threading.Event()
+        self.ticker = threading.Thread(target=self._tick, daemon=True)
+        self.ticker.start()
+
+    def _show(self, final: bool = False) -> None:
+        state = self.state
+        seconds = time.monotonic() - self.started
         line = format_compile_progress(
             state["total"] if final else state["done"], state["total"], state["name"], seconds
         )
-        end = "\n" if final or not tty else ""
-        print(("\r" + line.ljust(78)) if tty else line, end=end, file=sys.stderr, flush=True)
+        end = "\n" if final or not self.tty else ""
+        text = ("\r" + line.ljust(78)) if self.tty else line
+        print(text, end=end, file=sys.stderr, flush=True)
         state["shown"] = True
 
-    def tick() -> None:
-        while not stop.wait(1.0):
-            show()
+    def _tick(self) -> None:
+        while not self.stop.wait(1.0):
+            self._show()
 
-    def progress(done: int, total: int, name: str) -> None:
-        state.update(done=done, total=total, name=name)
+    def __call__(self, done: int, total: int, name: str) -> None:
+        self.state.update(done=done, total=total, name=name)
+        if done >= total:
+            self.close()
 
-    ticker = threading.Thread(target=tick, daemon=True)
-    ticker.start()
-    try:
-        yield progress
-    finally:
-        stop.set()
-        ticker.join()
-        if state["shown"]:
-            show(final=True)
+    def close(self) -> None:
+        if self.stop.is_set():
+            return
+        self.stop.set()
+        if threading.current_thread() is not self.ticker:
+            self.ticker.join()
+        if self.state["shown"]:
+            self._show(final=True)
+
+    def __enter__(self) -> CompileProgress:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
 def _run_lesson(args: argparse.Namespace) -> int:
@@ -276,10 +289,12 @@ def _run_lesson(args: argparse.Namespace) -> int:
     port = sockets[0].getsockname()[1]
     if args.host not in ("127.0.0.1", "localhost", "::1"):
         print(format_network_warning(args.host, names), file=sys.stderr, flush=True)
-    if args.workers == 1:  # this process serves: compile beside it, the page waits for it
-        _compile_beside()
+    if args.workers == 1:  # this process serves, and compiles while it does: say how far
+        from ikchain.web import app
+
+        app.compile_listeners.append(CompileProgress())
     else:  # each server process loads the kernels: compile them once, first
-        with _compile_progress() as progress:
+        with CompileProgress() as progress:
             compile_kernels(progress)
     path = "/" if args.lang == "zh" else "/?lang=en"
     url = f"http://{url_host(args.host, sockets[0].getsockname()[0])}:{port}{path}"
@@ -299,21 +314,6 @@ def _run_lesson(args: argparse.Namespace) -> int:
         print(f"ikchain lesson: error: {error.strerror or error}", file=sys.stderr)
         return 1
     return 0
-
-
-def _compile_beside() -> threading.Thread:
-    """Compile the kernels on a thread of their own, reporting progress, while the
-    server starts: its requests that solve wait for the kernels (numba's lock), the
-    terminal says what is compiling meanwhile."""
-    from ikchain.solvers import compile_kernels
-
-    def run() -> None:
-        with _compile_progress() as progress:
-            compile_kernels(progress)
-
-    thread = threading.Thread(target=run, name="ikchain-compile", daemon=True)
-    thread.start()
-    return thread
 
 
 def _run_bench(argv: list[str]) -> int:

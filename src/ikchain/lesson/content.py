@@ -47,6 +47,7 @@ __all__ = [
     "SECTIONS",
     "TABLE_NUMBERS",
     "figure_defaults",
+    "forget_rendered",
     "load_text",
     "method_facts",
     "page_context",
@@ -626,3 +627,10 @@ def script_json(data: Any) -> str:
 def page_context(lang: str = DEFAULT_LANG) -> dict[str, Any]:
     """Everything ``page.html`` needs for ``lang`` (computed once per language)."""
     return _page_context(lang)
+
+
+def forget_rendered() -> None:
+    """Forget the page contexts computed so far: the next ones are solved afresh (the
+    server, once its compiled kernels replace the plain-Python ones and the stored
+    pictures of :mod:`ikchain.lesson.precomputed`)."""
+    _page_context.cache_clear()

@@ -23,6 +23,7 @@ import numpy as np
 from ikchain.chain import Chain
 from ikchain.formatting import format_degrees
 from ikchain.kinematics import joints_from_angles
+from ikchain.lesson import precomputed
 from ikchain.solvers import solve
 
 #: Limit presets, in degrees: ``root`` for joint 0, ``joint`` for every later joint.
@@ -150,6 +151,7 @@ def reach_cells(chain: Chain) -> ReachCells:
     return _reach_cells(lengths, bounds)
 
 
+@precomputed.ahead  # while the kernels compile, from the store
 @functools.lru_cache(maxsize=16)
 def _reach_cells(lengths: tuple[float, ...], bounds: tuple[tuple[float, float], ...]) -> ReachCells:
     """Classify cells by the library's ``min_error`` at their centres, coarse to fine.

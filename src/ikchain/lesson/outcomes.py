@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from ikchain.chain import Chain
+from ikchain.lesson import precomputed
 from ikchain.solvers import solve
 
 #: The methods the map compares, left to right.
@@ -76,6 +77,7 @@ def outcome_map(chain: Chain, iterations: int, tolerance: float, damping: float)
     return _outcome_map(lengths, bounds, int(iterations), float(tolerance), float(damping))
 
 
+@precomputed.ahead  # while the kernels compile, from the store
 @functools.lru_cache(maxsize=4)
 def _outcome_map(
     lengths: tuple[float, ...],

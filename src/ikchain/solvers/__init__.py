@@ -66,10 +66,9 @@ def compile_kernels(progress: Callable[[int, int, str], None] | None = None) -> 
     seconds when the cache is cold; the lesson server calls it before it serves.
     ``progress(done, total, name)`` is called before each kernel and at the end.
     """
-    from ikchain.solvers import compiled, runner
+    from ikchain.solvers import runner
 
-    runner.kernels()
-    compiled.compile_all(progress)
+    runner.compile_kernels(progress)  # (then solves with them, after plain Python maybe)
 
 
 def interpret() -> None:

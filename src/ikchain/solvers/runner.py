@@ -8,6 +8,8 @@ Everything here works on checked arrays: targets (B, 2) and start poses (B, n),
 from __future__ import annotations
 
 import math
+import threading
+from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
@@ -27,18 +29,121 @@ TRACE_ROOM = 1025
 #: A batch's traces take at most this many floats before the same re-run.
 BATCH_TRACE_FLOATS = 1 << 22
 
+#: The kernel modules the solves use now: :func:`kernels`' own (compiled, unless this
+#: process runs the kernels as plain Python), or, while they compile, the plain-Python
+#: copies of :func:`interpret_while_compiling`.
 _kernels_cached: tuple[ModuleType, ModuleType, ModuleType] | None = None
+_imported: tuple[ModuleType, ModuleType, ModuleType] | None = None
+#: Whether :func:`use_compiled` was called (the plain copies are then never used).
+_compiled_in_use = False
+#: Held while the kernel modules are imported, as themselves or as plain copies: the
+#: copies borrow their names in ``sys.modules`` for a moment.
+_importing = threading.Lock()
+#: ``ikchain.solvers.compiled`` as :func:`kernels` imported it (not a plain copy's).
+_compiler: ModuleType | None = None
+
+#: Every module whose functions are kernels or call them: what a plain-Python copy
+#: of the kernels imports again.
+KERNEL_MODULES = (
+    "compiled",
+    "units",
+    "cosines",
+    "ccd",
+    "fabrik",
+    "dls",
+    "transpose",
+    "analytic",
+    "limited",
+    "loop",
+)
 
 
 def kernels() -> tuple[ModuleType, ModuleType, ModuleType]:
     """The kernel modules ``loop``, ``analytic`` and ``limited``, imported (with numba)
-    on first use."""
-    global _kernels_cached
-    if _kernels_cached is None:
-        from ikchain.solvers import analytic, limited, loop
+    on first use; the solves use them from then on, unless they run on the plain-Python
+    copies of :func:`interpret_while_compiling` (until :func:`use_compiled`)."""
+    global _kernels_cached, _imported, _compiler
+    if _imported is None:
+        with _importing:
+            from ikchain.solvers import analytic, compiled, limited, loop
 
-        _kernels_cached = (loop, analytic, limited)
-    return _kernels_cached
+            _compiler = compiled
+            _imported = (loop, analytic, limited)
+    if _kernels_cached is None:
+        _kernels_cached = _imported
+    return _imported
+
+
+def interpret_while_compiling() -> None:
+    """Solve with the kernels as plain Python until :func:`use_compiled`.
+
+    The same source imported a second time with the JIT off (its modules live only
+    here, not in ``sys.modules``): every answer is the same to the bit, a hundred times
+    slower, with nothing to compile. The lesson server answers with these while numba
+    compiles the real kernels (a minute on a first run), then switches. A no-op once
+    the compiled kernels are in use.
+    """
+    global _kernels_cached
+    if not _compiled_in_use and not interpreting():
+        copies = _plain_copies()
+        if not _compiled_in_use:  # (they may have come meanwhile)
+            _kernels_cached = copies
+
+
+def compile_kernels(progress: Callable[[int, int, str], None] | None = None) -> None:
+    """Compile :func:`kernels` (``compiled.compile_all``), then solve with them."""
+    kernels()
+    assert _compiler is not None
+    _compiler.compile_all(progress)
+    use_compiled()
+
+
+def use_compiled() -> None:
+    """Solve with :func:`kernels`' modules from now on (each a single assignment: a
+    solve under way finishes on the kernels it started with)."""
+    global _kernels_cached, _compiled_in_use
+    _compiled_in_use = True
+    _kernels_cached = kernels()
+
+
+def interpreting() -> bool:
+    """Whether the solves run on the plain-Python copies of the kernels."""
+    return _kernels_cached is not None and _kernels_cached is not _imported
+
+
+def _plain_copies() -> tuple[ModuleType, ModuleType, ModuleType]:
+    """``loop``, ``analytic`` and ``limited`` imported again as plain Python, under
+    the same names, then taken out of ``sys.modules`` (which gets back what it held)."""
+    with _importing:
+        return _import_plainly([f"ikchain.solvers.{name}" for name in KERNEL_MODULES])
+
+
+def _import_plainly(names: list[str]) -> tuple[ModuleType, ModuleType, ModuleType]:
+    import importlib
+    import sys
+
+    from ikchain import solvers
+    from ikchain.solvers import mode
+
+    held = {name: sys.modules.pop(name) for name in names if name in sys.modules}
+    attributes = {name: getattr(solvers, name) for name in KERNEL_MODULES if hasattr(solvers, name)}
+    was, mode.INTERPRETED = mode.INTERPRETED, True
+    try:
+        loop, analytic, limited = (
+            importlib.import_module(f"ikchain.solvers.{name}")
+            for name in ("loop", "analytic", "limited")
+        )
+    finally:
+        mode.INTERPRETED = was
+        for name in names:
+            sys.modules.pop(name, None)
+        sys.modules.update(held)
+        for name in KERNEL_MODULES:
+            if name in attributes:
+                setattr(solvers, name, attributes[name])
+            elif hasattr(solvers, name):
+                delattr(solvers, name)
+    return loop, analytic, limited
 
 
 def entry(kernel: Any) -> Any:

@@ -40,7 +40,7 @@ import logging
 import os
 import re
 import time
-from collections.abc import AsyncIterator, Coroutine, Iterable
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterable
 from typing import Any, ClassVar
 from urllib.parse import urlsplit
 
@@ -55,8 +55,10 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from ikchain.caps import CAPS, CONNECTION_LIMITS
-from ikchain.lesson.content import DEFAULT_LANG, LANGS, page_context
+from ikchain.lesson import precomputed
+from ikchain.lesson.content import DEFAULT_LANG, LANGS, forget_rendered, page_context
 from ikchain.solvers import compile_kernels
+from ikchain.solvers.runner import interpret_while_compiling
 from ikchain.web.logs import ACCESS
 from ikchain.web.protocol import Reply, RequestError, error_reply, request_id
 from ikchain.web.scheduler import (
@@ -125,6 +127,26 @@ def _environment() -> Environment:
 def render_page(lang: str) -> str:
     """The whole page for ``lang``, rendered once per process."""
     return _environment().get_template("page.html").render(**page_context(lang))
+
+
+def serve_plainly() -> None:
+    """Solve with the kernels as plain Python while they compile, the page's costly
+    pictures from :mod:`ikchain.lesson.precomputed`, and render the page in each
+    language: what the server shows until :func:`render_afresh`."""
+    interpret_while_compiling()
+    precomputed.serving_ahead(True)
+    for lang in LANGS:
+        render_page(lang)
+
+
+def render_afresh() -> None:
+    """Once the compiled kernels are in use: render the page again, every picture
+    solved now (a test holds it equal to the page :func:`serve_plainly` rendered)."""
+    precomputed.serving_ahead(False)
+    forget_rendered()
+    render_page.cache_clear()
+    for lang in LANGS:
+        render_page(lang)
 
 
 def format_lang_error(given: str) -> str:
@@ -407,6 +429,10 @@ class Guard:
         await self.app(scope, receive, send_with_headers)
 
 
+#: Also told how far the kernels' compile is (``ikchain lesson`` prints it).
+compile_listeners: list[Callable[[int, int, str], None]] = []
+
+
 def build_app(
     allowed_hosts: Iterable[str] = LOOPBACK_HOSTS,
     *,
@@ -426,9 +452,27 @@ def build_app(
 
     readiness = Readiness()
 
+    def note(done: int, total: int, name: str) -> None:
+        readiness.note(done, total, name)
+        for listener in compile_listeners:
+            listener(done, total, name)
+
     async def prepare() -> None:
+        if serve_while_starting:  # a page that works at once, on plain Python meanwhile
+            workers.warming_up()
+            try:
+                await run_in_threadpool(serve_plainly)
+                readiness.usable.set()
+            except precomputed.NotStoredError as missing:  # requests wait for the compile
+                precomputed.serving_ahead(False)
+                logging.getLogger("ikchain.lesson").warning(
+                    "ikchain lesson: the page waits for the compiled solvers: %s", missing
+                )
         # the first drag must not wait for numba; the notice page shows how far it got
-        await run_in_threadpool(compile_kernels, readiness.note)
+        await run_in_threadpool(compile_kernels, note)  # then solves compiled
+        if serve_while_starting:
+            await run_in_threadpool(render_afresh)
+            workers.warmed_up()
         workers.start()  # after the compile: the heavy process then loads the kernels
         await run_in_threadpool(workers.costs.calibrate)  # what a light solve costs here
         await workers.started()  # the heavy process too
@@ -462,6 +506,9 @@ class Readiness:
 
     def __init__(self) -> None:
         self.done = asyncio.Event()
+        #: Set when requests may be served: at :attr:`done`, or before it while the
+        #: kernels compile, once the plain-Python ones serve (``serve_while_starting``).
+        self.usable = asyncio.Event()
         self.task: asyncio.Task[None] | None = None
         self.failure: BaseException | None = None
         #: How far the kernels' compile (or load) is: (done, total, the kernel now).
@@ -480,16 +527,19 @@ class Readiness:
                 logging.getLogger("ikchain.lesson").exception("start-up failed")
             finally:
                 self.done.set()
+                self.usable.set()
 
         self.task = asyncio.get_running_loop().create_task(run())
 
     def starting(self) -> bool:
-        """Whether the start-up work runs still (False too without a lifespan)."""
-        return self.task is not None and not self.done.is_set()
+        """Whether requests must still wait for the start-up work (False too without
+        a lifespan)."""
+        return self.task is not None and not self.usable.is_set()
 
     async def wait(self) -> None:
+        """Until requests may be served (:attr:`usable`)."""
         if self.task is not None:  # no lifespan (an app used without starting it): ready
-            await self.done.wait()
+            await self.usable.wait()
 
     async def cancel(self) -> None:
         if self.task is not None and not self.task.done():

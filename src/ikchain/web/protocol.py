@@ -695,9 +695,11 @@ class Reply:
 
 @dataclass(frozen=True)
 class Heavy:
-    """A valid request over the ``max_work`` given to :func:`respond`: not solved."""
+    """A valid request over the ``max_work`` given to :func:`respond`: not solved.
+    ``lang``: the page's language, when the request names it (replays, motions)."""
 
     request_id: Any = None
+    lang: str | None = None
 
 
 @dataclass(frozen=True)
@@ -756,7 +758,7 @@ def respond(
             request_id = _frame_id(data)
             replay_request, steps, lang = parse_replay(data)
             if max_work is not None:
-                return Heavy(request_id)
+                return Heavy(request_id, lang)
             view = library(replay.replay_from_request, replay_request, joint_steps=steps, lang=lang)
             return Reply(200, encode({"id": request_id, "ok": True, "replay": view}))
         if route == "frame" and _kind(data) == "motion":
@@ -764,7 +766,7 @@ def respond(
             request_id = _frame_id(data)
             motion_request, lang = parse_motion(data)
             if max_work is not None:
-                return Heavy(request_id)
+                return Heavy(request_id, lang)
             view = library(motion.motion_view, motion_request, _motion_words(lang))
             return Reply(200, encode({"id": request_id, "ok": True, "motion": view}))
         if route == "frame":
@@ -788,6 +790,14 @@ def respond(
         return Reply(200, encode(run_solve(checked.request).as_dict()))
     except RequestError as error:
         return error_reply(route, str(error), error.status, request_id)
+
+
+def warming_reply(route: str, heavy: Heavy) -> Reply:
+    """The 503 for a heavy request while the server's kernels still compile, in the
+    request's language (both, when it names none)."""
+    langs = [heavy.lang] if heavy.lang is not None else list(LANGS)
+    message = " / ".join(load_text(lang)["messages"]["warming"] for lang in langs)
+    return error_reply(route, message, 503, heavy.request_id)
 
 
 def warm() -> None:

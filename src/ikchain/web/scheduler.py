@@ -52,7 +52,16 @@ from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
 from ikchain.web.processes import end_with_parent
-from ikchain.web.protocol import Cost, Heavy, Reply, error_reply, request_id, respond, warm
+from ikchain.web.protocol import (
+    Cost,
+    Heavy,
+    Reply,
+    error_reply,
+    request_id,
+    respond,
+    warm,
+    warming_reply,
+)
 
 logger = logging.getLogger("ikchain.web")
 
@@ -493,14 +502,29 @@ class Workers:
         self._cost: Cost | None = None
         self._ran_this_turn = False  # a light job ran in this turn of the loop
         self.closed = False
+        #: While the kernels compile (:meth:`warming_up`): light requests are solved
+        #: by plain Python here, heavy ones answered 503 at once, no heavy process.
+        self.warming = False
 
     # -- lifetime
+
+    def warming_up(self) -> None:
+        """Serve while the kernels compile: no heavy process yet (it would compile them
+        a second time, beside this one), heavy requests refused with a 503 that says
+        why, until :meth:`warmed_up`."""
+        self.warming = True
+
+    def warmed_up(self) -> None:
+        """The compiled kernels are in use: forget what the plain-Python solves cost
+        (a hundred times what compiled ones do) and take heavy requests again."""
+        self.warming = False
+        self.costs.seen.clear()
 
     def start(self) -> None:
         """Start the heavy process (now, not at the first heavy request)."""
         if self.loop is None:
             self.loop = asyncio.get_running_loop()
-        if self.heavy is None and not self.closed:
+        if self.heavy is None and not self.closed and not self.warming:
             self._start_heavy()
 
     async def started(self) -> None:
@@ -616,6 +640,9 @@ class Workers:
         self.light.charge(flow, spent + job.owed)  # its start was its flow's tag: SFQ
         if isinstance(answer, Heavy):
             job.request_id = answer.request_id
+            if self.warming:
+                job.future.set_result(warming_reply(job.route, answer))
+                return
             self._queue_heavy(flow, job)
             return
         if self._cost is not None:
