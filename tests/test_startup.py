@@ -277,6 +277,11 @@ def test_the_page_works_on_plain_python_while_the_kernels_compile(
             assert "still being compiled" in refused.json()["error"]
             chinese = client.post("/api/frame", json={**replay, "lang": "zh"}).json()["error"]
             assert "求解器还在编译" in chinese
+            big = {**frame, "lengths": [0.3] * 4, "iterations": 400}  # > a drag's work
+            unnamed = client.post("/api/frame", json=big)
+            assert unnamed.status_code == 503  # no language named: both
+            assert "still being compiled" in unnamed.json()["error"]
+            assert "求解器还在编译" in unnamed.json()["error"]
             assert app.state.workers.heavy is None  # no second compile beside this one
             release.set()
             deadline = time.monotonic() + 60

@@ -618,6 +618,8 @@ class Workers:
 
     def _may_run_here(self, cost: Cost) -> bool:
         self._cost = cost
+        if self.warming:  # plain Python: a drag's work at most (up to 0.1 s), no more
+            return cost.work <= DRAG_WORK
         return self.costs.light(cost)
 
     def _turn_over(self) -> None:
