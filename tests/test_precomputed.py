@@ -2,7 +2,7 @@
 are the library's: each equal to a fresh solve, and every one the page asks for stored.
 
 When one of these fails after a change to the solvers or the lesson, write the store
-again: ``python -m ikchain.lesson.precomputed``.
+again: ``python tools/lesson_pictures.py``.
 """
 
 from __future__ import annotations
@@ -51,7 +51,9 @@ def test_every_stored_picture_is_a_fresh_solve(stored: dict[str, object]) -> Non
 
 
 def test_the_store_holds_every_picture_the_page_asks_for(stored: dict[str, object]) -> None:
-    asked = precomputed.record()
+    from ikchain.lesson import content
+
+    asked = content.pictures()
     assert sorted(asked) == sorted(stored)
 
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import time
 import sys
+import time
 
 import numpy as np
 import pytest

@@ -541,8 +541,8 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "precomputed: the stored pictures solved again while the kernels compile",
         "lesson/precomputed.py",
-        "        if _serving:",
-        "        if False:",
+        "            if _serving:",
+        "            if False:",
         ("tests/test_precomputed.py",),
     ),
     Mutant(

@@ -17,7 +17,16 @@ import numpy as np
 
 from ikchain.caps import CAPS
 from ikchain.chain import Chain
-from ikchain.lesson import figures, limits_page, motion, predict, replay, rest, soft_reach
+from ikchain.lesson import (
+    figures,
+    limits_page,
+    motion,
+    precomputed,
+    predict,
+    replay,
+    rest,
+    soft_reach,
+)
 from ikchain.lesson.frames import (
     FRAME_ITERATIONS,
     METHOD_TAKES,
@@ -51,6 +60,7 @@ __all__ = [
     "load_text",
     "method_facts",
     "page_context",
+    "pictures",
     "script_json",
     "table_view",
     "tables_for_section",
@@ -627,6 +637,19 @@ def script_json(data: Any) -> str:
 def page_context(lang: str = DEFAULT_LANG) -> dict[str, Any]:
     """Everything ``page.html`` needs for ``lang`` (computed once per language)."""
     return _page_context(lang)
+
+
+def pictures() -> dict[str, Any]:
+    """Render the page afresh in every language, with the kernels in use now, and return
+    the pictures it solved ahead (:mod:`ikchain.lesson.precomputed`), by key."""
+    forget_rendered()
+    try:
+        with precomputed.recording() as solved:
+            for lang in LANGS:
+                page_context(lang)
+        return solved
+    finally:
+        forget_rendered()
 
 
 def forget_rendered() -> None:

@@ -151,7 +151,7 @@ def reach_cells(chain: Chain) -> ReachCells:
     return _reach_cells(lengths, bounds)
 
 
-@precomputed.ahead  # while the kernels compile, from the store
+@precomputed.ahead(ReachCells)  # while the kernels compile, from the store
 @functools.lru_cache(maxsize=16)
 def _reach_cells(lengths: tuple[float, ...], bounds: tuple[tuple[float, float], ...]) -> ReachCells:
     """Classify cells by the library's ``min_error`` at their centres, coarse to fine.

@@ -77,7 +77,7 @@ def outcome_map(chain: Chain, iterations: int, tolerance: float, damping: float)
     return _outcome_map(lengths, bounds, int(iterations), float(tolerance), float(damping))
 
 
-@precomputed.ahead  # while the kernels compile, from the store
+@precomputed.ahead(OutcomeMap)  # while the kernels compile, from the store
 @functools.lru_cache(maxsize=4)
 def _outcome_map(
     lengths: tuple[float, ...],

@@ -7,8 +7,9 @@ the compiled kernels, but two minutes as plain Python. Everything else on the pa
 takes about a second as plain Python. So that ``ikchain lesson`` serves a working
 page at once on a first run, while the kernels compile, these two are stored in
 ``precomputed.npz`` beside this module, written by the same library code
-(``python -m ikchain.lesson.precomputed``), and read only while the server runs the
-kernels as plain Python (:func:`serving_ahead`). Once the compiled kernels are in
+(``python tools/lesson_pictures.py``: :func:`ikchain.lesson.content.pictures` and
+:func:`write`), and read only while the server runs the kernels as plain Python
+(:func:`serving_ahead`). Once the compiled kernels are in
 use the server renders the page afresh, the pictures solved again.
 
 ``tests/test_precomputed.py`` holds every stored picture equal to a fresh solve,
@@ -19,11 +20,12 @@ file again.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import json
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -33,17 +35,21 @@ import numpy as np
 STORE = Path(__file__).with_name("precomputed.npz")
 
 F = TypeVar("F", bound=Callable[..., Any])
+#: How to write the store again (what :class:`NotStoredError` says).
+WRITE_COMMAND = "python tools/lesson_pictures.py"
 
 _lock = threading.Lock()
 _serving = False
 _loaded: dict[str, Any] | None = None
+#: The kind of picture each ahead-solved function returns, by the kind's name.
+_KINDS: dict[str, type] = {}
 #: While :func:`write` renders the page: what each ahead-solved call returned, by key.
 _recording: dict[str, Any] | None = None
 
 
 class NotStoredError(LookupError):
     """A picture the page asks for is not in the store (the store is older than the
-    lesson: ``python -m ikchain.lesson.precomputed`` writes it again)."""
+    lesson: :data:`WRITE_COMMAND` writes it again)."""
 
 
 def serving_ahead(on: bool) -> None:
@@ -57,29 +63,46 @@ def _key(name: str, args: tuple[Any, ...]) -> str:
     return repr((name, args))  # floats' repr round-trips exactly
 
 
-def ahead(function: F) -> F:
-    """``function`` (a pure function of hashable arguments that returns a dataclass of
-    arrays and numbers), answered from the store while :func:`serving_ahead` is on
-    (:class:`NotStoredError` if the store lacks its arguments: solving it as plain Python
-    would take minutes); else called."""
-    name = function.__qualname__
+def ahead(kind: type) -> Callable[[F], F]:
+    """A decorator: the function (pure, of hashable arguments, returning a ``kind``, a
+    dataclass of arrays, dicts of arrays and numbers) answered from the store while
+    :func:`serving_ahead` is on (:class:`NotStoredError` if the store lacks its
+    arguments: solving it as plain Python would take minutes); else called."""
+    _KINDS[kind.__name__] = kind
 
-    @functools.wraps(function)
-    def answer(*args: Any) -> Any:
-        key = _key(name, args)
-        if _serving:
-            stored = _stored().get(key)
-            if stored is None:
-                raise NotStoredError(
-                    f"{key}: not in {STORE.name}; write it again (python -m {__name__})"
-                )
-            return stored
-        value = function(*args)
-        if _recording is not None:
-            _recording[key] = value
-        return value
+    def decorate(function: F) -> F:
+        name = function.__qualname__
 
-    return answer  # type: ignore[return-value]
+        @functools.wraps(function)
+        def answer(*args: Any) -> Any:
+            key = _key(name, args)
+            if _serving:
+                stored = _stored().get(key)
+                if stored is None:
+                    raise NotStoredError(
+                        f"{key}: not in {STORE.name}; write it again ({WRITE_COMMAND})"
+                    )
+                return stored
+            value = function(*args)
+            if _recording is not None:
+                _recording[key] = value
+            return value
+
+        return answer  # type: ignore[return-value]
+
+    return decorate
+
+
+@contextlib.contextmanager
+def recording() -> Iterator[dict[str, Any]]:
+    """A dict that gets, by key, what each ahead-solved function returns inside the
+    ``with`` block (:func:`ikchain.lesson.content.pictures` renders the page in it)."""
+    global _recording
+    _recording = {}
+    try:
+        yield _recording
+    finally:
+        _recording = None
 
 
 def _stored() -> dict[str, Any]:
@@ -91,15 +114,11 @@ def _stored() -> dict[str, Any]:
 
 
 def read(path: Path) -> dict[str, Any]:
-    """The pictures stored at ``path``, by key."""
-    from ikchain.lesson.limits import ReachCells
-    from ikchain.lesson.outcomes import OutcomeMap
-
-    kinds = {"ReachCells": ReachCells, "OutcomeMap": OutcomeMap}
+    """The pictures stored at ``path``, by key (their kinds' modules imported)."""
     with np.load(path, allow_pickle=False) as arrays:
         index = json.loads(str(arrays["index"]))
         return {
-            key: _decode(kinds[entry["kind"]], entry["fields"], arrays)
+            key: _decode(_KINDS[entry["kind"]], entry["fields"], arrays)
             for key, entry in index.items()
         }
 
@@ -135,38 +154,10 @@ def _encode(value: Any, arrays: dict[str, np.ndarray]) -> dict[str, Any]:
     return {"kind": type(value).__name__, "fields": fields}
 
 
-def record() -> dict[str, Any]:
-    """Render the page in every language, with the kernels in use now, and return
-    what each ahead-solved call returned, by key."""
-    global _recording
-    from ikchain.lesson import content
-
-    content.forget_rendered()
-    _recording = {}
-    try:
-        for lang in content.LANGS:
-            content.page_context(lang)
-        return _recording
-    finally:
-        _recording = None
-        content.forget_rendered()
-
-
-def write(path: Path = STORE) -> int:
-    """Solve the pictures afresh (compiled) and store them at ``path``; how many."""
-    from ikchain.solvers import compile_kernels
-
-    compile_kernels()
-    pictures = record()
+def write(pictures: dict[str, Any], path: Path = STORE) -> None:
+    """Store ``pictures`` (by key, as :func:`recording` gathers them) at ``path``."""
     arrays: dict[str, np.ndarray] = {}
     index = {key: _encode(value, arrays) for key, value in sorted(pictures.items())}
+    arrays["index"] = np.array(json.dumps(index, sort_keys=True))
     with open(path, "wb") as file:
-        arrays["index"] = np.array(json.dumps(index, sort_keys=True))
         np.savez_compressed(file, **arrays)  # type: ignore[arg-type]
-    return len(index)
-
-
-if __name__ == "__main__":  # (the module by its own name: ``__main__`` is a copy of it)
-    from ikchain.lesson import precomputed
-
-    print(f"wrote {precomputed.write()} pictures to {precomputed.STORE}")

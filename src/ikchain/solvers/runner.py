@@ -122,9 +122,9 @@ def _import_plainly(names: list[str]) -> tuple[ModuleType, ModuleType, ModuleTyp
     import importlib
     import sys
 
-    from ikchain import solvers
     from ikchain.solvers import mode
 
+    solvers = sys.modules["ikchain.solvers"]  # (the package: its attributes restored)
     held = {name: sys.modules.pop(name) for name in names if name in sys.modules}
     attributes = {name: getattr(solvers, name) for name in KERNEL_MODULES if hasattr(solvers, name)}
     was, mode.INTERPRETED = mode.INTERPRETED, True
