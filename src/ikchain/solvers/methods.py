@@ -46,6 +46,7 @@ OPTIONS: dict[str, frozenset[str]] = {
             "tolerance",
             "damping",
             "trace",
+            "stiffness",
         }
     ),
     "dls": frozenset(
@@ -61,6 +62,7 @@ OPTIONS: dict[str, frozenset[str]] = {
             "trace",
             "rest",
             "rest_weight",
+            "stiffness",
         }
     ),
 }

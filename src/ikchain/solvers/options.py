@@ -54,6 +54,7 @@ KEYWORDS = (
     "pole",
     "soft",
     "weight",
+    "stiffness",
 )
 
 
@@ -89,6 +90,11 @@ class Options:
         Soft reach (m) (:mod:`ikchain.solvers.soft`).
     weight : float or None
         The blend weight in [0, 1] (:mod:`ikchain.solvers.blend`).
+    stiffness : array, shape (n,), or None
+        Each joint's stiffness in [0, ∞] (:mod:`ikchain.solvers.stiffness`).
+    give : array, shape (n,)
+        Each joint's give ``1 / (1 + stiffness)``, what the kernels read (ones
+        without stiffness).
     record : array, shape (len(OPTION_FIELDS),)
         What the kernels read for one target or a batch (never written).
     follow_record : array, shape (len(OPTION_FIELDS),)
@@ -108,6 +114,8 @@ class Options:
     pole: NDArray[np.float64] | None
     soft: float | None
     weight: float | None
+    stiffness: NDArray[np.float64] | None
+    give: NDArray[np.float64]
     record: NDArray[np.float64]
     follow_record: NDArray[np.float64]
 
@@ -126,6 +134,7 @@ class Options:
             "pole": self.pole,
             "soft": self.soft,
             "weight": self.weight,
+            "stiffness": self.stiffness,
         }
         given.update(changes)
         return {name: value for name, value in given.items() if value is not None}
@@ -184,6 +193,19 @@ def options_from_keywords(chain: Chain, method: str, given: dict[str, Any]) -> O
         from ikchain.solvers.blend import check_weight
 
         blend = check_weight(blend)
+    stiffness = given.get("stiffness")
+    if stiffness is not None:
+        from ikchain.solvers.stiffness import check_stiffness, give_of
+
+        stiffness = check_stiffness(stiffness, chain.n_bones)
+        if pole is not None and np.isinf(stiffness).any():
+            raise ValueError(
+                "stiffness: an infinite stiffness locks a joint at its start pose, and pole "
+                "chooses the start pose; expected pole or an infinite stiffness, got both"
+            )
+        give = give_of(stiffness)
+    else:
+        give = _ones(chain.n_bones)
     bones = BONES[method]
     if bones is not None and chain.n_bones != bones:
         raise ValueError(
@@ -234,9 +256,23 @@ def options_from_keywords(chain: Chain, method: str, given: dict[str, Any]) -> O
         pole,
         soft,
         blend,
+        stiffness,
+        give,
         record,
         follow_record,
     )
+
+
+_ONES: dict[int, NDArray[np.float64]] = {}
+
+
+def _ones(n: int) -> NDArray[np.float64]:
+    """The give of n joints without stiffness, made once per n (the kernels only read
+    it; writable, as the kernels' compiled signature takes it)."""
+    ones = _ONES.get(n)
+    if ones is None:
+        ones = _ONES.setdefault(n, np.ones(n))
+    return ones
 
 
 def _check_rest(
