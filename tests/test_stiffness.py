@@ -134,6 +134,73 @@ def test_one_step_is_the_weighted_least_norm_step_of_the_closed_form(method, ora
     assert checked >= 0.9 * CHAINS * PER_CHAIN * 0.8 and edges <= checked // 100
 
 
+def weighted_pull_step(
+    lengths: np.ndarray,
+    theta: np.ndarray,
+    target: np.ndarray,
+    stiffness: np.ndarray,
+    rest: np.ndarray,
+    rest_weight: float,
+) -> tuple[np.ndarray, float] | None:
+    """The first attempt of a DLS step with a rest pull, full matrices: the damped step
+    plus ``w/(1+w) P G (r - θ)``, ``P = I - G Jᵀ (J G Jᵀ)⁻¹ J`` (the null-space motion
+    nearest the rest pose in the metric W); None where that attempt is not kept (it
+    must cut the squared error to 0.81 of what it was)."""
+    give = np.diag(1.0 / (1.0 + stiffness))
+    tip = joint_points(lengths, theta)[-1]
+    before = np.sum((target - tip) ** 2)
+    aimed = theta.copy()
+    aimed[0] += give[0, 0] * math.atan2(tip[0] * target[1] - tip[1] * target[0], tip @ target)
+    points = joint_points(lengths, aimed)
+    e = target - points[-1]
+    jac = jacobian(points)
+    lam2 = dls.ERROR_WEIGHT * (e @ e) + dls.BIAS * lengths.sum() ** 2
+    way = give @ np.angle(np.exp(1j * (rest - aimed)))  # differences in (-π, π]
+    within = jac @ give @ jac.T
+    within += 1e-14 * np.trace(within) * np.eye(2)  # the documented regularisation
+    toward = way - give @ jac.T @ np.linalg.solve(within, jac @ way)
+    new = aimed + give @ jac.T @ np.linalg.solve(jac @ give @ jac.T + lam2 * np.eye(2), e)
+    new += rest_weight / (1.0 + rest_weight) * toward
+    after = np.sum((target - joint_points(lengths, new)[-1]) ** 2)
+    if after > 0.81 * before * (1.0 - 1e-9):  # not kept, or too close to call
+        return None
+    return new, 64 * EPS * np.linalg.cond(within) * (np.abs(toward).max() + 1.0)
+
+
+def test_the_rest_pull_moves_in_the_null_space_of_the_weighted_metric() -> None:
+    rng = np.random.default_rng(13)
+    checked = 0
+    for _ in range(CHAINS):
+        n = int(rng.integers(3, 8))
+        lengths = rng.uniform(0.2, 1.5, n)
+        chain = ikchain.Chain(lengths)
+        stiffness = random_stiffness(rng, n)
+        rest = rng.uniform(-math.pi, math.pi, n)
+        starts = rng.uniform(-math.pi, math.pi, (PER_CHAIN, n))
+        targets = tips(lengths, starts + rng.uniform(-0.2, 0.2, (PER_CHAIN, n)))
+        got = ikchain.solve(
+            chain,
+            targets,
+            "dls",
+            init=starts,
+            stiffness=stiffness,
+            rest=rest,
+            rest_weight=3.0,
+            max_iterations=1,
+            tolerance=1e-300,
+        )
+        for k in range(PER_CHAIN):
+            expected = weighted_pull_step(lengths, starts[k], targets[k], stiffness, rest, 3.0)
+            if expected is None:
+                continue
+            pose, tolerance = expected
+            np.testing.assert_allclose(
+                got.angles[k], pose, rtol=0, atol=max(STEP_TOLERANCE, tolerance)
+            )
+            checked += 1
+    assert checked >= CHAINS * PER_CHAIN // 4
+
+
 @pytest.mark.parametrize("method", ["dls", "jt"])
 def test_a_stiffness_of_zeros_solves_as_none_to_the_bit(method: str) -> None:
     rng = np.random.default_rng(11)

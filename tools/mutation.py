@@ -43,6 +43,14 @@ MOTION_CAP_TESTS = ("tests/test_lesson_extras.py::test_the_motion_work_cap_is_th
 LINK_TESTS = ("tests/browser/test_figure_link_reproduces.py",)
 #: The main path's structure: folds, menus, the pole's figures, focusable tables.
 PAGE_STRUCTURE_TESTS = ("tests/test_lesson_main_path.py",)
+#: One step of dls and jt against the weighted step written with full matrices.
+STIFF_STEP_TESTS = (
+    "tests/test_stiffness.py::test_one_step_is_the_weighted_least_norm_step_of_the_closed_form",
+)
+#: A locked joint's reach against the closed forms.
+LOCK_TESTS = (
+    "tests/test_stiffness.py::test_a_locked_joint_keeps_its_start_angle_and_the_reach_is_the_locked_chains",
+)
 
 
 #: Tests left out of mutation runs: the oracle's self-checks (they test no ikchain
@@ -529,6 +537,62 @@ MUTANTS: tuple[Mutant, ...] = (
         "np.where(np.isin(solved, _REACHED), _BLENDED, solved)",
         "np.where(np.isin(solved, _REACHED), _CONVERGED, solved)",
         ("tests/test_blend_weight.py",),
+    ),
+    Mutant(
+        "stiffness: the give is W, not its inverse (a stiff joint turns more)",
+        "solvers/stiffness.py",
+        "    return 1.0 / (1.0 + stiffness)",
+        "    return 1.0 + stiffness",
+        STIFF_STEP_TESTS,
+    ),
+    Mutant(
+        "stiffness: an infinite stiffness not made a limit (the unlocked chain's reach told)",
+        "solvers/solver.py",
+        "self._locked = None if stiff is None or not np.isinf(stiff).any() else np.isinf(stiff)",
+        "self._locked = None",
+        LOCK_TESTS,
+    ),
+    Mutant(
+        "stiffness: dls's aiming turn of the root not scaled by its give",
+        "solvers/dls.py",
+        "    turn = give[0] * math.atan2(ex * ty - ey * tx, ex * tx + ey * ty)",
+        "    turn = math.atan2(ex * ty - ey * tx, ex * tx + ey * ty)",
+        STIFF_STEP_TESTS,
+    ),
+    Mutant(
+        "stiffness: dls's 2 x 2 system J Jᵀ unweighted",
+        "solvers/dls.py",
+        "        sxy += give[i] * jx[i] * jy[i]",
+        "        sxy += jx[i] * jy[i]",
+        STIFF_STEP_TESTS,
+    ),
+    Mutant(
+        "stiffness: dls's turn of each joint unweighted",
+        "solvers/dls.py",
+        "            turn_i = give[i] * (jx[i] * yx + jy[i] * yy)",
+        "            turn_i = jx[i] * yx + jy[i] * yy",
+        STIFF_STEP_TESTS,
+    ),
+    Mutant(
+        "stiffness: dls's rest pull projected in the unweighted metric",
+        "solvers/dls.py",
+        "            toward[i] -= give[i] * (jx[i] * zx + jy[i] * zy)",
+        "            toward[i] -= jx[i] * zx + jy[i] * zy",
+        ("tests/test_stiffness.py::test_the_rest_pull_moves_in_the_null_space_of_the_weighted_metric",),
+    ),
+    Mutant(
+        "stiffness: jt's gradient unweighted",
+        "solvers/transpose.py",
+        "        g = give[i] * (ax * gy - ay * gx)",
+        "        g = ax * gy - ay * gx",
+        STIFF_STEP_TESTS,
+    ),
+    Mutant(
+        "stiffness: NaN let through (only a negative refused)",
+        "solvers/stiffness.py",
+        "    bad = np.flatnonzero(~(array >= 0.0))",
+        "    bad = np.flatnonzero(array < 0.0)",
+        ("tests/test_stiffness.py::test_bad_stiffness_is_refused_with_what_was_expected",),
     ),
 )
 
