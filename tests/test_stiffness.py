@@ -415,3 +415,71 @@ def test_a_lock_and_a_pole_are_refused_together() -> None:
     with pytest.raises(ValueError, match="expected pole or an infinite stiffness, got both"):
         ikchain.solve(chain, [0.5, 0.5], "dls", pole=[0.0, 1.0], stiffness=[0, math.inf, 0])
     ikchain.solve(chain, [0.5, 0.5], "dls", pole=[0.0, 1.0], stiffness=[0, 5.0, 0])  # finite
+
+
+# -- the Solver, batches, paths ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("method", ["dls", "jt"])
+@pytest.mark.parametrize("stiffness", [(0.0, 4.0, 0.5), (0.0, math.inf, 0.5)])
+def test_a_solver_answers_alike_alone_in_a_batch_and_along_a_path(method, stiffness) -> None:
+    chain = ikchain.Chain([0.5, 0.4, 0.3])
+    solver = ikchain.Solver(chain, method, stiffness=stiffness, max_iterations=60)
+    rng = np.random.default_rng(17)
+    starts = rng.uniform(-2.0, 2.0, (30, 3))
+    targets = rng.uniform(-1.0, 1.0, (30, 2))
+    batch = solver.batch(targets, starts)
+    for k in range(30):
+        one = solver(targets[k], starts[k])
+        assert one.angles.tobytes() == batch.angles[k].tobytes()
+        assert (one.min_error, one.reachable, one.status) == (
+            batch.min_error[k],
+            batch.reachable[k],
+            batch.status[k],
+        )
+    path = solver.follow(targets, starts[0])
+    pose = starts[0]
+    for k in range(30):  # follow: the loop of single solves, each from the last answer
+        one = solver(targets[k], pose)
+        assert one.angles.tobytes() == path.angles[k].tobytes()
+        pose = one.angles
+    blended = ikchain.follow(
+        chain, targets, method, init=starts[0], stiffness=stiffness, weight=0.5
+    )
+    if math.isinf(stiffness[1]):  # blended frame by frame: still the start's angle
+        assert np.all(blended.angles[:, 1] == starts[0, 1])
+
+
+def test_a_batch_of_locks_at_different_angles_writes_into_out_and_refuses_a_trace() -> None:
+    chain = ikchain.Chain([0.5, 0.4, 0.3])
+    rng = np.random.default_rng(19)
+    starts = rng.uniform(-2.0, 2.0, (12, 3))
+    targets = rng.uniform(-1.0, 1.0, (12, 2))
+    lock = [0.0, math.inf, 0.0]
+    first = ikchain.solve(chain, targets, init=starts, stiffness=lock)
+    into = ikchain.solve(chain, targets[::-1], init=starts[::-1], stiffness=lock)
+    again = ikchain.solve(chain, targets, init=starts, stiffness=lock, out=into)
+    assert again is into and again.angles.tobytes() == first.angles.tobytes()
+    assert not again.at_limit.any()  # the caller's chain has no limits
+    with pytest.raises(ValueError, match="expected the same start angle at each locked joint"):
+        ikchain.solve(chain, targets, init=starts, stiffness=lock, trace=True)
+    same = np.array(starts)
+    same[:, 1] = 0.3
+    traced = ikchain.solve(chain, targets, init=same, stiffness=lock, trace=True)
+    assert traced.trace is not None and np.all(
+        traced.trace_angles[..., 1][~np.isnan(traced.trace_angles[..., 1])] == 0.3
+    )
+
+
+def test_solve_keeps_one_solver_for_a_list_or_tuple_of_stiffness() -> None:
+    from ikchain import solvers
+
+    chain = ikchain.Chain([0.5, 0.4, 0.3])
+    solvers._SOLVERS.clear()
+    ikchain.solve(chain, [0.6, 0.5], stiffness=[0, 1, 2])
+    ikchain.solve(chain, [0.6, 0.5], stiffness=[0, 1, 2])
+    ikchain.solve(chain, [0.6, 0.5], stiffness=(0, 1, 2))
+    ikchain.solve(chain, [0.6, 0.5], stiffness=np.array([0.0, 1.0, 2.0]))  # no key
+    assert len(solvers._SOLVERS) == 2
+    with pytest.raises(ValueError, match="booleans"):  # True == 1, but not a stiffness
+        ikchain.solve(chain, [0.6, 0.5], stiffness=[0, True, 2])
