@@ -8,9 +8,9 @@ of ``W⁻¹``:
 
 * ``dls`` takes the weighted damped least-squares step, the ``Δθ`` that minimises
   ``|J Δθ - e|² + λ² Δθᵀ W Δθ``: ``Δθ = W⁻¹ Jᵀ (J W⁻¹ Jᵀ + λ² I)⁻¹ e``; its aiming
-  turn of the root is scaled by the root's give (:mod:`ikchain.solvers.dls`);
+  turn of the root is scaled by the root's give (``ikchain.solvers.dls``);
 * ``jt`` steps along ``W⁻¹ Jᵀ e``, the steepest descent in the metric ``W``
-  (:mod:`ikchain.solvers.transpose`).
+  (``ikchain.solvers.transpose``).
 
 A stiffness of 0 gives 1, a product by 1.0 that changes no bit: a stiffness of all
 zeros solves exactly as none. Among the poses that reach a target, each step prefers
