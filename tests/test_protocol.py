@@ -103,7 +103,7 @@ def test_family_position_keeps_the_tip_on_the_target():
         ),
         (
             '{"lengths": [0.8, 0.6], "target": [1, 0], "method": "analytic", "init": [0, 0]}',
-            "takes only bend, pole, soft, weight; got init",
+            "takes only angle, bend, pole, soft, weight; got init",
         ),
     ],
 )

@@ -112,6 +112,7 @@ def solve(
     soft: float | None = None,
     weight: float | None = None,
     stiffness: ArrayLike | None = None,
+    angle: float | None = None,
     out: Result | None = None,
 ) -> Result:
     """Joint angles that bring the chain's tip to ``target``, or as close as possible.
@@ -184,6 +185,13 @@ def solve(
         joint at its start angle; ``reachable``, ``min_error`` and ``certified`` are
         then those of the chain with that joint locked
         (:mod:`ikchain.solvers.stiffness`).
+    angle : float, optional
+        ``analytic`` on a three-bone chain without limits: the world angle (rad) of
+        the last bone, the hand, whose tip is to reach the target. Solved in closed
+        form: the wrist ``target - l3 (cos angle, sin angle)`` by the two-bone form
+        (``bend`` chooses the branch), the third joint the rest of the way. The angle
+        is always met; ``min_error`` and ``reachable`` are those of the pose task, the
+        wrist's distance to its annulus (:mod:`ikchain.solvers.angle`).
     out : Result, optional
         A Result of an earlier solve with as many targets and bones, whose memory
         this solve reuses instead of allocating its own: a caller solving a long
@@ -219,6 +227,7 @@ def solve(
             soft,
             weight,
             stiffness,
+            angle,
         )
         try:
             solver = _SOLVERS.get(key)
@@ -241,6 +250,7 @@ def solve(
         soft=soft,
         weight=weight,
         stiffness=stiffness,
+        angle=angle,
     )
     _keep(key, solver)
     return solver.solve(target, init, out=out)
@@ -259,6 +269,7 @@ def _key(
     soft: Any,
     weight: Any,
     stiffness: Any = None,
+    angle: Any = None,
 ) -> tuple[Any, ...]:
     """What ``solve()`` and ``follow()`` find their Solver by: the chain (by identity:
     the cache holds it, so no other object can take its id), the method, the option
@@ -284,6 +295,7 @@ def _key(
         soft,
         weight,
         stiffness,
+        angle,
         type(max_iterations),
         type(tolerance),
         type(damping),
@@ -293,6 +305,7 @@ def _key(
         type(rest_weight),
         type(soft),
         type(weight),
+        type(angle),
     )
 
 

@@ -55,6 +55,7 @@ KEYWORDS = (
     "soft",
     "weight",
     "stiffness",
+    "angle",
 )
 
 
@@ -95,6 +96,9 @@ class Options:
     give : array, shape (n,)
         Each joint's give ``1 / (1 + stiffness)``, what the kernels read (ones
         without stiffness).
+    angle : float or None
+        The tip angle (rad, world frame) of a three-bone closed-form solve
+        (:mod:`ikchain.solvers.angle`).
     record : array, shape (len(OPTION_FIELDS),)
         What the kernels read for one target or a batch (never written).
     follow_record : array, shape (len(OPTION_FIELDS),)
@@ -116,6 +120,7 @@ class Options:
     weight: float | None
     stiffness: NDArray[np.float64] | None
     give: NDArray[np.float64]
+    angle: float | None
     record: NDArray[np.float64]
     follow_record: NDArray[np.float64]
 
@@ -135,6 +140,7 @@ class Options:
             "soft": self.soft,
             "weight": self.weight,
             "stiffness": self.stiffness,
+            "angle": self.angle,
         }
         given.update(changes)
         return {name: value for name, value in given.items() if value is not None}
@@ -206,7 +212,24 @@ def options_from_keywords(chain: Chain, method: str, given: dict[str, Any]) -> O
         give = give_of(stiffness)
     else:
         give = _ones(chain.n_bones)
+    angle = given.get("angle")
     bones = BONES[method]
+    if angle is not None:
+        from ikchain.solvers.angle import check_angle
+
+        for other in ("pole", "soft"):
+            if given.get(other) is not None:
+                raise ValueError(
+                    f"angle: the tip angle is solved in closed form alone; expected angle "
+                    f"or {other}, got both"
+                )
+        bones = 3  # the closed form with the hand's angle: three bones
+        if chain.n_bones != bones:
+            raise ValueError(
+                f"angle: expected a 3-bone chain (two bones to the wrist, the hand), got "
+                f"{chain.n_bones} bones"
+            )
+        angle = check_angle(angle, chain)
     if bones is not None and chain.n_bones != bones:
         raise ValueError(
             f"method {method!r}: expected a {bones}-bone chain, got {chain.n_bones} bones"
@@ -258,6 +281,7 @@ def options_from_keywords(chain: Chain, method: str, given: dict[str, Any]) -> O
         blend,
         stiffness,
         give,
+        angle,
         record,
         follow_record,
     )

@@ -61,6 +61,8 @@ class Solver:
         where a call gives no ``init``.
     stiffness : array_like, shape (n,), optional
         As in :func:`ikchain.solve` (``dls`` and ``jt``).
+    angle : float, optional
+        As in :func:`ikchain.solve` (``analytic``, three bones).
 
     Attributes
     ----------
@@ -104,6 +106,7 @@ class Solver:
         "_truth",
         "_unweighted",
         "_width",
+        "_wrist",
         "chain",
         "method",
         "options",
@@ -130,6 +133,7 @@ class Solver:
         soft: float | None = None,
         weight: float | None = None,
         stiffness: ArrayLike | None = None,
+        angle: float | None = None,
     ) -> None:
         options = options_from_keywords(
             chain,
@@ -147,6 +151,7 @@ class Solver:
                 "soft": soft,
                 "weight": weight,
                 "stiffness": stiffness,
+                "angle": angle,
             },
         )
         self.chain = chain
@@ -170,8 +175,12 @@ class Solver:
         self._aimed: Solver | None = None
         self._truth: Solver | None = None
         self._unweighted: Solver | None = None
+        self._wrist: Solver | None = None
         if options.weight is not None and options.weight != 1.0:  # after all: the blend
             self._unweighted = Solver(chain, method, **options.keywords(weight=None))
+        elif options.angle is not None:  # the first two bones to the wrist, closed form
+            wrist = Chain(chain.lengths[:2])
+            self._wrist = Solver(wrist, "analytic", bend=options.bend)
         elif options.pole is not None:  # before: both bends (and a mirror), then a choice
             plain = options.keywords(pole=None)
             self._sides = (
@@ -192,6 +201,7 @@ class Solver:
             and options.soft is None
             and self._unweighted is None
             and self._locked is None
+            and self._wrist is None
             and not options.trace
         )
 
@@ -325,6 +335,8 @@ class Solver:
         if init is not None and self.method == "analytic" and self.options.weight is None:
             allowed = OPTIONS["analytic"]  # (with a weight, init is the pose blended from)
             raise ValueError(f"method 'analytic' takes only {', '.join(sorted(allowed))}; got init")
+        if self._wrist is not None:
+            return self._angled(self._wrist, target, out)
         if self._sides is not None:
             return self._toward_pole(self._sides, target, init, out)
         if self._aimed is not None and self._truth is not None:
@@ -449,6 +461,18 @@ class Solver:
             runner.check_within_limits(self.chain, start)
         answer = plain.solve(target, None if self.method == "analytic" else init, out=out)
         result = blend.blend(self.chain.lengths, answer, start, weight, self.options.tolerance)
+        return result if out is None else take_fields(out, result)
+
+    def _angled(self, wrist: Solver, target: ArrayLike, out: Any) -> Result:
+        """The wrist point solved in closed form, the hand turned to the angle
+        (:mod:`ikchain.solvers.angle`)."""
+        from ikchain.solvers import angle as tip_angle
+
+        points = check_points(target, "target")
+        angle = cast(float, self.options.angle)  # set with the wrist's Solver
+        lengths = self.chain.lengths
+        answer = wrist.solve(tip_angle.wrists(lengths, points, angle))
+        result = tip_angle.posed(lengths, points, angle, answer)
         return result if out is None else take_fields(out, result)
 
     def _locking(
