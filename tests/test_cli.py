@@ -525,3 +525,22 @@ def test_stiffness_refused_by_ccd_on_the_command_line(capsys):
     args = ["solve", "--lengths", "0.5,0.4", "--target", "0.6,0.5", "--method", "ccd"]
     assert main([*args, "--stiffness", "0,1"]) == 2
     assert "method 'ccd' takes only" in capsys.readouterr().err
+
+
+def test_json_tip_angle_puts_the_hand_at_the_angle(capsys):
+    data = run_json(
+        capsys,
+        "--lengths",
+        "0.5,0.4,0.3",
+        "--target",
+        "0.6,0.5",
+        "--method",
+        "analytic",
+        "--angle",
+        "0.3",
+    )
+    assert data["status"] == "converged"
+    heading = np.cumsum(data["angles"])
+    assert math.remainder(heading[-1] - 0.3, 2 * math.pi) == pytest.approx(0.0, abs=1e-12)
+    assert main(["solve", "--lengths", "0.5,0.4,0.3", "--target", "0.6,0.5", "--angle", "1"]) == 2
+    assert "method 'dls' takes only" in capsys.readouterr().err

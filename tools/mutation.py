@@ -47,6 +47,10 @@ PAGE_STRUCTURE_TESTS = ("tests/test_lesson_main_path.py",)
 STIFF_STEP_TESTS = (
     "tests/test_stiffness.py::test_one_step_is_the_weighted_least_norm_step_of_the_closed_form",
 )
+#: The tip angle's closed form, on both branches.
+ANGLE_TESTS = (
+    "tests/test_tip_angle.py::test_the_tip_is_on_the_target_with_the_hand_at_the_angle_on_both_branches",
+)
 #: A locked joint's reach against the closed forms.
 LOCK_TESTS = (
     "tests/test_stiffness.py::test_a_locked_joint_keeps_its_start_angle_and_the_reach_is_the_locked_chains",
@@ -593,6 +597,27 @@ MUTANTS: tuple[Mutant, ...] = (
         "    bad = np.flatnonzero(~(array >= 0.0))",
         "    bad = np.flatnonzero(array < 0.0)",
         ("tests/test_stiffness.py::test_bad_stiffness_is_refused_with_what_was_expected",),
+    ),
+    Mutant(
+        "angle: the wrist on the far side of the target",
+        "solvers/angle.py",
+        "    return np.asarray(targets - hand, dtype=np.float64)",
+        "    return np.asarray(targets + hand, dtype=np.float64)",
+        ANGLE_TESTS,
+    ),
+    Mutant(
+        "angle: the third joint not turned back by the second",
+        "solvers/angle.py",
+        "    third = angle - first[..., 0] - first[..., 1]",
+        "    third = angle - first[..., 0]",
+        ANGLE_TESTS,
+    ),
+    Mutant(
+        "angle: the wrist's branch not the one asked for",
+        "solvers/solver.py",
+        '            self._wrist = Solver(wrist, "analytic", bend=options.bend)',
+        '            self._wrist = Solver(wrist, "analytic")',
+        ANGLE_TESTS,
     ),
 )
 

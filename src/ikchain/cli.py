@@ -103,6 +103,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--weight", type=_number, help="blend weight in [0, 1]: how far from the start pose to go"
     )
     solve_parser.add_argument(
+        "--angle",
+        type=_number,
+        help="analytic, 3 bones: the last bone's world angle, rad (the tip's target angle)",
+    )
+    solve_parser.add_argument(
         "--stiffness",
         type=_stiffness,
         help="dls, jt: each joint's stiffness >= 0, e.g. 0,inf,1 (inf locks the joint)",
@@ -420,6 +425,7 @@ def _solve(chain: Chain, args: argparse.Namespace, program: bool = False) -> Any
         soft=args.soft,
         weight=args.weight,
         stiffness=args.stiffness,
+        angle=args.angle,
     )
     if not all(np.all(np.isfinite(value)) for value in (result.angles, result.joints)):
         raise ArithmeticError("the answer is not finite")
