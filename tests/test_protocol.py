@@ -251,3 +251,29 @@ def test_a_frame_takes_neither_weight_nor_stiffness():
     for extra in ({"weight": 0.5}, {"stiffness": [0, 1]}):
         answer = frame_reply(json.dumps({"lengths": [0.8, 0.6], "target": [1, 0], **extra}))
         assert answer["ok"] is False and "expected keys among" in answer["error"]
+
+
+def test_a_solve_request_takes_the_tip_angle_as_the_library_does():
+    import ikchain
+
+    request = {"lengths": [0.5, 0.4, 0.3], "target": [[0.6, 0.5], [1.0, 0.0]], "angle": 0.3}
+    api = solve_reply(json.dumps({**request, "method": "analytic", "bend": -1}))
+    library = ikchain.solve(
+        ikchain.Chain([0.5, 0.4, 0.3]), [[0.6, 0.5], [1.0, 0.0]], "analytic", angle=0.3, bend=-1
+    )
+    assert api == json.loads(json.dumps(library.as_dict()))
+    for extra, said in (
+        ({"method": "analytic", "angle": "0.3"}, "angle: expected a number, got the string"),
+        ({"method": "analytic", "angle": None, "lengths": [0.5, 0.4]}, None),
+        ({"method": "analytic", "lengths": [0.5, 0.4]}, "angle: expected a 3-bone chain"),
+        ({"method": "dls"}, "method 'dls' takes only"),
+    ):
+        reply = protocol.respond("solve", json.dumps({**request, **extra}))
+        if said is None:
+            assert reply.status == 200  # null: not given, the two-bone closed form
+            continue
+        assert reply.status == 400 and said in json.loads(reply.text)["error"]
+    assert (
+        frame_reply(json.dumps({"lengths": [0.8, 0.6], "target": [1, 0], "angle": 1}))["ok"]
+        is False
+    )

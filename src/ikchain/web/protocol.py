@@ -4,10 +4,11 @@ Two kinds of request share one parser:
 
 - a *solve* request (``POST /api/solve``): keys mirror ``ikchain solve``'s flags
   (``lengths``, ``target``, ``method``, ``init``, ``iterations``, ``tolerance``,
-  ``damping``, ``bend``, ``weight``, ``stiffness``); the answer is the same JSON as
-  ``ikchain solve --json``. ``weight`` is a number in [0, 1]; ``stiffness`` a list of
-  one entry a joint, each a number >= 0 or the string ``"inf"`` (JSON has no
-  infinity), which locks the joint; a frame or a replay takes neither.
+  ``damping``, ``bend``, ``weight``, ``stiffness``, ``angle``); the answer is the same
+  JSON as ``ikchain solve --json``. ``weight`` is a number in [0, 1]; ``stiffness`` a
+  list of one entry a joint, each a number >= 0 or the string ``"inf"`` (JSON has no
+  infinity), which locks the joint; ``angle`` a number (rad), the tip angle of a
+  three-bone closed-form solve; a frame or a replay takes none of the three.
 - a *frame* request (WebSocket ``/ws`` and ``POST /api/frame``): one drag frame of a
   figure, the same keys plus ``id``, ``smoothing``, ``previous_target``,
   ``family`` and ``pole`` (one point ``[x, y]``, checked as the target is: the solve
@@ -55,8 +56,8 @@ from ikchain.solvers import DEFAULT_MAX_ITERATIONS, METHODS, solve
 from ikchain.solvers.methods import reach_work
 
 #: Options of a solve request that a drag frame and a replay do not take: the blend
-#: weight and the joints' stiffness (the page has no control for them).
-SOLVE_ONLY_KEYS = frozenset({"weight", "stiffness"})
+#: weight, the joints' stiffness and the tip angle (the page has no control for them).
+SOLVE_ONLY_KEYS = frozenset({"weight", "stiffness", "angle"})
 SOLVE_KEYS = frozenset({"lengths", "target", "method", *OPTION_KEYS, *SOLVE_ONLY_KEYS})
 FRAME_KEYS = (SOLVE_KEYS - SOLVE_ONLY_KEYS) | {
     "id",
@@ -413,6 +414,8 @@ def parse_solve(data: Any, *, allowed: frozenset[str] = SOLVE_KEYS, batch: bool 
         options["weight"] = weight
     if "stiffness" in allowed and data.get("stiffness") is not None:
         options["stiffness"] = _stiffness(data, n)
+    if "angle" in allowed and data.get("angle") is not None:
+        options["angle"] = _number(data, "angle")  # the library checks what it fits
     try:
         batch_shape = check_batch_shape(target.shape[:-1], init_shape)
     except ValueError as error:
