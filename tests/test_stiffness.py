@@ -11,6 +11,7 @@ length; a locked root leaves the annulus of the rest about the first joint).
 
 from __future__ import annotations
 
+import json
 import math
 import os
 
@@ -483,3 +484,35 @@ def test_solve_keeps_one_solver_for_a_list_or_tuple_of_stiffness() -> None:
     assert len(solvers._SOLVERS) == 2
     with pytest.raises(ValueError, match="booleans"):  # True == 1, but not a stiffness
         ikchain.solve(chain, [0.6, 0.5], stiffness=[0, True, 2])
+
+
+#: Solves with stiffness whose answers plain Python and the compiled kernels must agree
+#: on, to the bit (run in this process compiled, and in a fresh one interpreted).
+AGREEMENT = """
+import json, math, ikchain
+chain = ikchain.Chain([0.5, 0.4, 0.3, 0.2])
+targets = [[0.6, 0.5], [-0.3, 0.8], [2.0, 0.1], [0.05, 0.0]]
+rows = []
+for method in ("dls", "jt"):
+    for stiffness in ([0.0, 3.0, 0.5, 1e6], [0.0, math.inf, 0.5, 0.0]):
+        extra = {"rest": [0.0, 0.5, 0.5, 0.5]} if method == "dls" else {}
+        r = ikchain.solve(chain, targets, method, init=[0.2, 0.3, 0.1, 0.4],
+                          stiffness=stiffness, max_iterations=40, **extra)
+        rows.append([r.angles.tolist(), r.error.tolist(), r.min_error.tolist(),
+                     [str(s) for s in r.status], r.iterations.tolist()])
+print(json.dumps(rows))
+"""
+
+
+def test_plain_python_and_the_compiled_kernels_agree_to_the_bit() -> None:
+    import subprocess
+    import sys
+
+    env = {**os.environ, "IKCHAIN_JIT": "0"}
+    env.pop("NUMBA_DISABLE_JIT", None)
+    done = subprocess.run(
+        [sys.executable, "-c", AGREEMENT], capture_output=True, text=True, env=env, check=True
+    )
+    here: dict[str, object] = {}
+    exec(AGREEMENT.replace("print(json.dumps(rows))", "result = rows"), here)
+    assert json.loads(done.stdout) == here["result"]
