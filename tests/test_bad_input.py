@@ -71,7 +71,7 @@ def test_bad_chain(lengths, limits, message):
         ({"method": "ccd", "bend": 1, "init": [0.1, 0.1]}, "expected init or bend, got both"),
         (
             {"method": "analytic", "damping": 0.5},
-            "method 'analytic' takes only bend, pole, soft, weight; got damping",
+            "method 'analytic' takes only angle, bend, pole, soft, weight; got damping",
         ),
         ({"method": "fabrik", "damping": 0.5}, "method 'fabrik' takes only"),
         ({"method": "dls", "max_step": 0.5}, "got max_step"),

@@ -38,6 +38,7 @@ def test_bench_runs_tiny_and_writes_json(tmp_path, capsys):
         "Batch iterative",
         "Convergence against reach",
         "Joint limits",
+        "Options against the plain 3-bone DLS",
         "Goals",
     ):
         assert heading in out
@@ -55,7 +56,14 @@ def test_bench_runs_tiny_and_writes_json(tmp_path, capsys):
     assert {row["solver"] for row in data["single"]} == ours
     for row in data["single"]:
         assert row["us_per_solve"]["low"] <= row["us_per_solve"]["median"]
-    assert len(data["goals"]) == 20  # single solves: 4 through a Solver, 4 through solve()
+    # single solves: 4 through a Solver, 4 through solve(); options: 2 single, 2 batch
+    assert len(data["goals"]) == 24
+    assert [row["option"] for row in data["options"]["rows"]] == [
+        "plain",
+        "weight",
+        "stiffness",
+        "locked",
+    ]
     assert all(goal["met"] in (True, False, None) for goal in data["goals"])
 
 

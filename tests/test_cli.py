@@ -480,3 +480,67 @@ def test_ctrl_c_ends_a_compiling_bench_at_once_with_one_line(tmp_path) -> None:
     assert process.returncode == 130
     assert time.perf_counter() - sent < 5.0
     assert err.strip().splitlines() == ["ikchain: interrupted"]
+
+
+def test_json_stiffness_locks_a_joint_and_the_weight_blends(capsys):
+    common = ("--lengths", "0.5,0.4,0.3", "--target", "0.6,0.5", "--init", "0.1,0.2,0.3")
+    data = run_json(capsys, *common, "--stiffness", "0,inf,1")
+    assert data["angles"][1] == 0.2 and data["status"] == "converged"
+    heading = np.cumsum(data["angles"])
+    tip = np.array([0.5, 0.4, 0.3]) @ np.stack([np.cos(heading), np.sin(heading)], axis=1)
+    np.testing.assert_allclose(tip, [0.6, 0.5], rtol=0, atol=1e-9)
+    half = run_json(capsys, *common, "--stiffness", "0,inf,1", "--weight", "0.5")
+    start = np.array([0.1, 0.2, 0.3])
+    expected = start + 0.5 * (np.array(data["angles"]) - start)
+    np.testing.assert_allclose(half["angles"], expected, rtol=0, atol=1e-15)
+    assert half["status"] == "blended"
+    # the start pose again, at weight 0; the same answer as no stiffness, at zeros
+    zero = run_json(capsys, *common, "--stiffness", "0,inf,1", "--weight", "0")
+    assert zero["angles"] == [0.1, 0.2, 0.3]
+    assert run_json(capsys, *common, "--stiffness", "0,0,0") == run_json(capsys, *common)
+
+
+@pytest.mark.parametrize(
+    ("given", "said"),
+    [
+        ("0,nan,1", "expected comma-separated numbers >= 0 or inf"),
+        ("0,-1,1", "expected comma-separated numbers >= 0 or inf"),
+        ("0,1e400,1", "expected comma-separated numbers >= 0 or inf"),
+        ("0,x,1", "expected comma-separated numbers >= 0 or inf"),
+        ("0,1", "stiffness: expected 3 numbers >= 0"),
+    ],
+)
+def test_bad_stiffness_exits_2_with_one_line(capsys, given, said):
+    args = ["solve", "--lengths", "0.5,0.4,0.3", "--target", "0.6,0.5", "--stiffness", given]
+    try:  # the parser exits (a malformed list); the library's check returns 2
+        code = main(args)
+    except SystemExit as stop:
+        code = stop.code
+    assert code == 2
+    err = capsys.readouterr().err
+    assert said in err and len(err.strip().splitlines()) == 1
+
+
+def test_stiffness_refused_by_ccd_on_the_command_line(capsys):
+    args = ["solve", "--lengths", "0.5,0.4", "--target", "0.6,0.5", "--method", "ccd"]
+    assert main([*args, "--stiffness", "0,1"]) == 2
+    assert "method 'ccd' takes only" in capsys.readouterr().err
+
+
+def test_json_tip_angle_puts_the_hand_at_the_angle(capsys):
+    data = run_json(
+        capsys,
+        "--lengths",
+        "0.5,0.4,0.3",
+        "--target",
+        "0.6,0.5",
+        "--method",
+        "analytic",
+        "--angle",
+        "0.3",
+    )
+    assert data["status"] == "converged"
+    heading = np.cumsum(data["angles"])
+    assert math.remainder(heading[-1] - 0.3, 2 * math.pi) == pytest.approx(0.0, abs=1e-12)
+    assert main(["solve", "--lengths", "0.5,0.4,0.3", "--target", "0.6,0.5", "--angle", "1"]) == 2
+    assert "method 'dls' takes only" in capsys.readouterr().err

@@ -103,7 +103,7 @@ def test_family_position_keeps_the_tip_on_the_target():
         ),
         (
             '{"lengths": [0.8, 0.6], "target": [1, 0], "method": "analytic", "init": [0, 0]}',
-            "takes only bend, pole, soft, weight; got init",
+            "takes only angle, bend, pole, soft, weight; got init",
         ),
     ],
 )
@@ -178,3 +178,102 @@ def test_lesson_imports_nothing_from_the_server():
                 names = [alias.name for alias in node.names]
             for name in names:
                 assert not name.startswith("ikchain.web"), f"{path.name} imports {name}"
+
+
+def test_a_solve_request_takes_weight_and_stiffness_as_the_library_does():
+    request = {"lengths": [0.5, 0.4, 0.3], "target": [0.6, 0.5], "init": [0.1, 0.2, 0.3]}
+    api = solve_reply(json.dumps({**request, "stiffness": [0, "inf", 1.5], "weight": 0.5}))
+    import ikchain
+
+    chain = ikchain.Chain([0.5, 0.4, 0.3])
+    library = ikchain.solve(
+        chain, [0.6, 0.5], init=[0.1, 0.2, 0.3], stiffness=[0, math.inf, 1.5], weight=0.5
+    )
+    assert api == json.loads(json.dumps(library.as_dict()))
+    assert api["angles"][1] == 0.2 and api["status"] == "blended"
+    batch = solve_reply(
+        json.dumps({**request, "target": [[0.6, 0.5], [2.0, 0.0]], "stiffness": [0, 0, 0]})
+    )
+    assert batch["status"] == ["converged", "unreachable"]
+
+
+def test_a_lock_costs_the_reach_search_as_limits_do():
+    from ikchain.solvers.methods import reach_work
+
+    request = {"lengths": [0.5, 0.4, 0.3], "target": [0.6, 0.5], "iterations": 10}
+    plain = protocol.parse_solve(request).work
+    stiff = protocol.parse_solve({**request, "stiffness": [0, 1e6, 0], "weight": 0.3}).work
+    locked = protocol.parse_solve({**request, "stiffness": [0, "inf", 0]}).work
+    assert plain == stiff == 3 * 10 and locked == plain + reach_work(3)
+
+
+@pytest.mark.parametrize(
+    ("extra", "said"),
+    [
+        ({"weight": 1.5}, "weight: expected a number in [0, 1], got 1.5"),
+        ({"weight": -0.0001}, "weight: expected a number in [0, 1]"),
+        ({"weight": "0.5"}, "weight: expected a number, got the string '0.5'"),
+        ({"weight": True}, "weight: expected a number, got true"),
+        ({"stiffness": [0, 1]}, "stiffness: expected 3 entries, one a joint"),
+        ({"stiffness": [0, -1, 1]}, "got -1 at joint 1"),
+        ({"stiffness": [0, "Infinity", 1]}, "got the string 'Infinity' at joint 1"),
+        ({"stiffness": [0, None, 1]}, "got null at joint 1"),
+        ({"stiffness": [0, False, 1]}, "got false at joint 1"),
+        ({"stiffness": "inf"}, "stiffness: expected 3 entries"),
+        ({"stiffness": [[0, 1, 2]]}, "got 1 entries"),
+        ({"method": "ccd", "stiffness": [0, 1, 2]}, "method 'ccd' takes only"),
+        ({"method": "fabrik", "stiffness": [0, 1, 2]}, "got stiffness"),
+    ],
+)
+def test_bad_weight_or_stiffness_gets_400_naming_the_key(extra, said):
+    request = {"lengths": [0.5, 0.4, 0.3], "target": [0.6, 0.5], **extra}
+    reply = protocol.respond("solve", json.dumps(request))
+    assert reply.status == 400
+    assert said in json.loads(reply.text)["error"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"lengths": [0.5, 0.4, 0.3], "target": [0.6, 0.5], "weight": NaN}',
+        '{"lengths": [0.5, 0.4, 0.3], "target": [0.6, 0.5], "stiffness": [0, 1e400, 1]}',
+        '{"lengths": [0.5, 0.4, 0.3], "target": [0.6, 0.5], "stiffness": [0, Infinity, 1]}',
+        '{"lengths": [0.5, 0.4, 0.3], "target": [0.6, 0.5], "stiffness": [0, NaN, 1]}',
+    ],
+)
+def test_non_finite_numbers_in_weight_or_stiffness_get_400(text):
+    reply = protocol.respond("solve", text)
+    assert reply.status == 400
+    assert "expected finite numbers" in json.loads(reply.text)["error"]
+
+
+def test_a_frame_takes_neither_weight_nor_stiffness():
+    for extra in ({"weight": 0.5}, {"stiffness": [0, 1]}):
+        answer = frame_reply(json.dumps({"lengths": [0.8, 0.6], "target": [1, 0], **extra}))
+        assert answer["ok"] is False and "expected keys among" in answer["error"]
+
+
+def test_a_solve_request_takes_the_tip_angle_as_the_library_does():
+    import ikchain
+
+    request = {"lengths": [0.5, 0.4, 0.3], "target": [[0.6, 0.5], [1.0, 0.0]], "angle": 0.3}
+    api = solve_reply(json.dumps({**request, "method": "analytic", "bend": -1}))
+    library = ikchain.solve(
+        ikchain.Chain([0.5, 0.4, 0.3]), [[0.6, 0.5], [1.0, 0.0]], "analytic", angle=0.3, bend=-1
+    )
+    assert api == json.loads(json.dumps(library.as_dict()))
+    for extra, said in (
+        ({"method": "analytic", "angle": "0.3"}, "angle: expected a number, got the string"),
+        ({"method": "analytic", "angle": None, "lengths": [0.5, 0.4]}, None),
+        ({"method": "analytic", "lengths": [0.5, 0.4]}, "angle: expected a 3-bone chain"),
+        ({"method": "dls"}, "method 'dls' takes only"),
+    ):
+        reply = protocol.respond("solve", json.dumps({**request, **extra}))
+        if said is None:
+            assert reply.status == 200  # null: not given, the two-bone closed form
+            continue
+        assert reply.status == 400 and said in json.loads(reply.text)["error"]
+    assert (
+        frame_reply(json.dumps({"lengths": [0.8, 0.6], "target": [1, 0], "angle": 1}))["ok"]
+        is False
+    )

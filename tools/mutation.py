@@ -43,6 +43,18 @@ MOTION_CAP_TESTS = ("tests/test_lesson_extras.py::test_the_motion_work_cap_is_th
 LINK_TESTS = ("tests/browser/test_figure_link_reproduces.py",)
 #: The main path's structure: folds, menus, the pole's figures, focusable tables.
 PAGE_STRUCTURE_TESTS = ("tests/test_lesson_main_path.py",)
+#: One step of dls and jt against the weighted step written with full matrices.
+STIFF_STEP_TESTS = (
+    "tests/test_stiffness.py::test_one_step_is_the_weighted_least_norm_step_of_the_closed_form",
+)
+#: The tip angle's closed form, on both branches.
+ANGLE_TESTS = (
+    "tests/test_tip_angle.py::test_the_tip_is_on_the_target_with_the_hand_at_the_angle_on_both_branches",
+)
+#: A locked joint's reach against the closed forms.
+LOCK_TESTS = (
+    "tests/test_stiffness.py::test_a_locked_joint_keeps_its_start_angle_and_the_reach_is_the_locked_chains",
+)
 
 
 #: Tests left out of mutation runs: the oracle's self-checks (they test no ikchain
@@ -138,8 +150,8 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "dls: the rest pull not wrapped",
         "solvers/dls.py",
-        "toward[i] = wrap_angle(rest[i] - aimed[i])",
-        "toward[i] = rest[i] - aimed[i]",
+        "toward[i] = give[i] * wrap_angle(rest[i] - aimed[i])",
+        "toward[i] = give[i] * (rest[i] - aimed[i])",
         SOLVER_TESTS,
     ),
     Mutant(
@@ -565,6 +577,83 @@ MUTANTS: tuple[Mutant, ...] = (
         "            sys.modules.pop(name, None)",
         "            pass",
         ("tests/test_startup.py",),
+    ),
+    Mutant(
+        "stiffness: the give is W, not its inverse (a stiff joint turns more)",
+        "solvers/stiffness.py",
+        "    return 1.0 / (1.0 + stiffness)",
+        "    return 1.0 + stiffness",
+        STIFF_STEP_TESTS,
+    ),
+    Mutant(
+        "stiffness: an infinite stiffness not made a limit (the unlocked chain's reach told)",
+        "solvers/solver.py",
+        "self._locked = None if stiff is None or not np.isinf(stiff).any() else np.isinf(stiff)",
+        "self._locked = None",
+        LOCK_TESTS,
+    ),
+    Mutant(
+        "stiffness: dls's aiming turn of the root not scaled by its give",
+        "solvers/dls.py",
+        "    turn = give[0] * math.atan2(ex * ty - ey * tx, ex * tx + ey * ty)",
+        "    turn = math.atan2(ex * ty - ey * tx, ex * tx + ey * ty)",
+        STIFF_STEP_TESTS,
+    ),
+    Mutant(
+        "stiffness: dls's 2 x 2 system J Jᵀ unweighted",
+        "solvers/dls.py",
+        "        sxy += give[i] * jx[i] * jy[i]",
+        "        sxy += jx[i] * jy[i]",
+        STIFF_STEP_TESTS,
+    ),
+    Mutant(
+        "stiffness: dls's turn of each joint unweighted",
+        "solvers/dls.py",
+        "            turn_i = give[i] * (jx[i] * yx + jy[i] * yy)",
+        "            turn_i = jx[i] * yx + jy[i] * yy",
+        STIFF_STEP_TESTS,
+    ),
+    Mutant(
+        "stiffness: dls's rest pull projected in the unweighted metric",
+        "solvers/dls.py",
+        "            toward[i] -= give[i] * (jx[i] * zx + jy[i] * zy)",
+        "            toward[i] -= jx[i] * zx + jy[i] * zy",
+        ("tests/test_stiffness.py::test_the_rest_pull_moves_in_the_null_space_of_the_weighted_metric",),
+    ),
+    Mutant(
+        "stiffness: jt's gradient unweighted",
+        "solvers/transpose.py",
+        "        g = give[i] * (ax * gy - ay * gx)",
+        "        g = ax * gy - ay * gx",
+        STIFF_STEP_TESTS,
+    ),
+    Mutant(
+        "stiffness: NaN let through (only a negative refused)",
+        "solvers/stiffness.py",
+        "    bad = np.flatnonzero(~(array >= 0.0))",
+        "    bad = np.flatnonzero(array < 0.0)",
+        ("tests/test_stiffness.py::test_bad_stiffness_is_refused_with_what_was_expected",),
+    ),
+    Mutant(
+        "angle: the wrist on the far side of the target",
+        "solvers/angle.py",
+        "    return np.asarray(targets - hand, dtype=np.float64)",
+        "    return np.asarray(targets + hand, dtype=np.float64)",
+        ANGLE_TESTS,
+    ),
+    Mutant(
+        "angle: the third joint not turned back by the second",
+        "solvers/angle.py",
+        "    third = angle - first[..., 0] - first[..., 1]",
+        "    third = angle - first[..., 0]",
+        ANGLE_TESTS,
+    ),
+    Mutant(
+        "angle: the wrist's branch not the one asked for",
+        "solvers/solver.py",
+        '            self._wrist = Solver(wrist, "analytic", bend=options.bend)',
+        '            self._wrist = Solver(wrist, "analytic")',
+        ANGLE_TESTS,
     ),
 )
 

@@ -45,6 +45,28 @@ def _angles(text: str) -> list[float]:
     return values
 
 
+_INFINITY = ("inf", "+inf", "infinity", "+infinity")
+
+
+def _stiffness(text: str) -> list[float]:
+    """Comma-separated stiffnesses, each a number >= 0 or ``inf`` (a locked joint); a
+    number too large for a float (1e400) is refused, not taken for ``inf``."""
+    parts = text.split(",")
+    try:
+        values = [float(part) for part in parts]
+    except ValueError:
+        values = []
+    spelled = all(
+        math.isfinite(value) or part.strip().lower() in _INFINITY
+        for part, value in zip(parts, values, strict=False)
+    )
+    if not values or not spelled or not all(value >= 0.0 for value in values):  # NaN too
+        raise argparse.ArgumentTypeError(
+            f"expected comma-separated numbers >= 0 or inf, one a joint, got {text!r}"
+        )
+    return values
+
+
 def _number(text: str) -> float:
     try:
         value = float(text)
@@ -79,6 +101,16 @@ def build_parser() -> argparse.ArgumentParser:
     solve_parser.add_argument("--soft", type=_number, help="soft reach, m: ease the last stretch")
     solve_parser.add_argument(
         "--weight", type=_number, help="blend weight in [0, 1]: how far from the start pose to go"
+    )
+    solve_parser.add_argument(
+        "--angle",
+        type=_number,
+        help="analytic, 3 bones: the last bone's world angle, rad (the tip's target angle)",
+    )
+    solve_parser.add_argument(
+        "--stiffness",
+        type=_stiffness,
+        help="dls, jt: each joint's stiffness >= 0, e.g. 0,inf,1 (inf locks the joint)",
     )
     solve_parser.add_argument("--trace", action="store_true", help="keep the error per iteration")
     solve_parser.add_argument("--json", action="store_true", help="print JSON")
@@ -392,6 +424,8 @@ def _solve(chain: Chain, args: argparse.Namespace, program: bool = False) -> Any
         pole=args.pole,
         soft=args.soft,
         weight=args.weight,
+        stiffness=args.stiffness,
+        angle=args.angle,
     )
     if not all(np.all(np.isfinite(value)) for value in (result.angles, result.joints)):
         raise ArithmeticError("the answer is not finite")

@@ -258,6 +258,25 @@ def run(args: argparse.Namespace, out=None) -> dict[str, Any]:
         f"{threads['ratio']:.2f}x (load average {threads['load_average']:.1f})"
     )
 
+    # 5b. options against the plain DLS, in the same run
+    options = suites.bench_options(frames, batch_n, repeats)
+    data["options"] = options
+    say()
+    say(
+        f"Options against the plain 3-bone DLS (through ikchain.solve, interleaved rounds): "
+        f"single = {options['frames']}-frame drag path, batch = {options['targets']} targets"
+    )
+    say(
+        f"  {'option':10} {'µs/solve':>24} {'ratio':>6} {'ns/target (batch)':>26} "
+        f"{'ratio':>6} {'iterations':>10}"
+    )
+    for row in options["rows"]:
+        say(
+            f"  {row['option']:10} {_fig(row['single_us_per_solve'], 2):>24} "
+            f"{row['single_ratio']:5.2f}x {_fig(row['batch_ns_per_target'], 0):>26} "
+            f"{row['batch_ratio']:5.2f}x {row['batch_iterations_mean']:10.2f}"
+        )
+
     # 6. start-up, in fresh processes
     if not args.no_startup:
         startup = suites.bench_startup(1 if quick else 3, args.cold_cache)
@@ -446,6 +465,20 @@ def evaluate_goals(
                 "measured": f"{100 * share:.2f}%",
             }
         )
+    options = data.get("options")
+    if options is not None:
+        by_name = {row["option"]: row for row in options["rows"]}
+        for name in ("weight", "stiffness"):
+            for kind in ("single", "batch"):
+                ratio = by_name[name][f"{kind}_ratio"]
+                goals.append(
+                    {
+                        "goal": f"{kind} DLS with {name} <= 1.2x the plain {kind} DLS (3 bones)",
+                        "ratio": ratio,
+                        "met": ratio <= 1.2,
+                        "measured": f"{ratio:.2f}x",
+                    }
+                )
     threads = data.get("threads")
     if threads is not None:
         goals.append(

@@ -546,3 +546,85 @@ def bench_threads(count: int, repeats: int) -> dict[str, Any]:
         "ratio": float(np.median(two) / np.median(one)),
         "load_average": os.getloadavg()[0],
     }
+
+
+# -- options: the blend weight and joint stiffness against the plain DLS ----------------
+
+#: The options timed against the plain DLS, each in the same run: a blend weight, a
+#: finite stiffness, and a stiffness that locks the middle joint (which solves on the
+#: locked chain, with the reach search of a limited chain; no goal).
+OPTION_VARIANTS: dict[str, dict[str, Any]] = {
+    "plain": {},
+    "weight": {"weight": 0.5},
+    "stiffness": {"stiffness": [0.0, 1.0, 0.5]},
+    "locked": {"stiffness": [0.0, math.inf, 0.5]},
+}
+
+
+def bench_options(frames: int, count: int, repeats: int) -> dict[str, Any]:
+    """3-bone DLS with each of :data:`OPTION_VARIANTS` (through ``ikchain.solve``, as a
+    drag loop and a batch call it), timed in interleaved rounds so that each ratio to
+    the plain solve compares figures taken side by side.
+
+    Single: µs per solve along a ``frames``-frame drag path, each from the previous
+    answer. Batch: ns per target for ``count`` random reachable targets from the bent
+    start. Each ratio is the median over the rounds of that round's ratio.
+    """
+    chain = chain_of(3)
+    path = drag_path(chain, frames)
+    targets = random_reachable(chain, count, seed=29)
+    solve = ikchain.solve
+
+    def single(options: dict[str, Any]) -> Callable[[], Any]:
+        def run() -> np.ndarray:
+            times = np.empty(len(path))
+            previous = None
+            clock = time.perf_counter
+            for i, target in enumerate(path):
+                t0 = clock()
+                answer = solve(
+                    chain, [target[0], target[1]], "dls", init=previous, tolerance=GOAL, **options
+                )
+                times[i] = clock() - t0
+                previous = answer.angles
+            return times
+
+        return run
+
+    def batch(options: dict[str, Any]) -> Callable[[], Any]:
+        return functools.partial(solve, chain, targets, "dls", tolerance=GOAL, **options)
+
+    for options in OPTION_VARIANTS.values():  # warm up (the locked chain's Solver too)
+        single(options)()
+        solve(chain, targets[:50], "dls", tolerance=GOAL, **options)
+    single_us: dict[str, list[float]] = {name: [] for name in OPTION_VARIANTS}
+    batch_ns: dict[str, list[float]] = {name: [] for name in OPTION_VARIANTS}
+    iterations: dict[str, float] = {}
+    for _ in range(repeats):
+        for name, options in OPTION_VARIANTS.items():
+            gc.collect()
+            gc.disable()
+            try:
+                single_us[name].append(float(np.median(single(options)())) * 1e6)
+            finally:
+                gc.enable()
+            times, result = timed(batch(options), 1)
+            batch_ns[name].append(times[0] * 1e9 / count)
+            iterations[name] = float(np.mean(result.iterations))
+    rows = []
+    for name in OPTION_VARIANTS:
+        rows.append(
+            {
+                "option": name,
+                "single_us_per_solve": stats(single_us[name]),
+                "batch_ns_per_target": stats(batch_ns[name]),
+                "single_ratio": float(
+                    np.median(np.array(single_us[name]) / np.array(single_us["plain"]))
+                ),
+                "batch_ratio": float(
+                    np.median(np.array(batch_ns[name]) / np.array(batch_ns["plain"]))
+                ),
+                "batch_iterations_mean": iterations[name],
+            }
+        )
+    return {"frames": frames, "targets": count, "rows": rows}

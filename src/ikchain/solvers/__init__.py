@@ -110,6 +110,8 @@ def solve(
     pole: ArrayLike | None = None,
     soft: float | None = None,
     weight: float | None = None,
+    stiffness: ArrayLike | None = None,
+    angle: float | None = None,
     out: Result | None = None,
 ) -> Result:
     """Joint angles that bring the chain's tip to ``target``, or as close as possible.
@@ -174,6 +176,21 @@ def solve(
         the answer, each bit for bit; between them the pose stays within the joint
         limits (:mod:`ikchain.solvers.blend`). A blended tip off the target gets the
         status ``blended``; ``min_error`` and ``reachable`` stay the target's.
+    stiffness : array_like, shape (n,), optional
+        ``dls`` and ``jt``: each joint's stiffness, >= 0, ``inf`` allowed. Each step is
+        the least change in the metric ``W = diag(1 + stiffness)``: ``dls`` solves
+        ``min |J Δθ - e|² + λ² Δθᵀ W Δθ``, ``jt`` steps along ``W⁻¹ Jᵀ e``, so a stiff
+        joint turns less (0: as without stiffness, to the bit). ``inf`` locks the
+        joint at its start angle; ``reachable``, ``min_error`` and ``certified`` are
+        then those of the chain with that joint locked
+        (:mod:`ikchain.solvers.stiffness`).
+    angle : float, optional
+        ``analytic`` on a three-bone chain without limits: the world angle (rad) of
+        the last bone, the hand, whose tip is to reach the target. Solved in closed
+        form: the wrist ``target - l3 (cos angle, sin angle)`` by the two-bone form
+        (``bend`` chooses the branch), the third joint the rest of the way. The angle
+        is always met; ``min_error`` and ``reachable`` are those of the pose task, the
+        wrist's distance to its annulus (:mod:`ikchain.solvers.angle`).
     out : Result, optional
         A Result of an earlier solve with as many targets and bones, whose memory
         this solve reuses instead of allocating its own: a caller solving a long
@@ -208,6 +225,8 @@ def solve(
             rest_weight,
             soft,
             weight,
+            stiffness,
+            angle,
         )
         try:
             solver = _SOLVERS.get(key)
@@ -229,6 +248,8 @@ def solve(
         pole=pole,
         soft=soft,
         weight=weight,
+        stiffness=stiffness,
+        angle=angle,
     )
     _keep(key, solver)
     return solver.solve(target, init, out=out)
@@ -246,10 +267,20 @@ def _key(
     rest_weight: Any,
     soft: Any,
     weight: Any,
+    stiffness: Any = None,
+    angle: Any = None,
 ) -> tuple[Any, ...]:
     """What ``solve()`` and ``follow()`` find their Solver by: the chain (by identity:
     the cache holds it, so no other object can take its id), the method, the option
-    values and their types (1 == 1.0 == True, but only some of them are valid)."""
+    values and their types (1 == 1.0 == True, but only some of them are valid);
+    ``stiffness``, a tuple or list, by its items and theirs (anything else, an array,
+    makes a key that cannot be hashed: the caller looks nothing up)."""
+    if stiffness is not None:
+        kind = type(stiffness)
+        if kind is tuple or kind is list:
+            stiffness = (kind, *((type(value), value) for value in stiffness))
+        else:
+            stiffness = [stiffness]  # unhashable on purpose
     return (
         id(chain),
         method,
@@ -262,6 +293,8 @@ def _key(
         rest_weight,
         soft,
         weight,
+        stiffness,
+        angle,
         type(max_iterations),
         type(tolerance),
         type(damping),
@@ -271,6 +304,7 @@ def _key(
         type(rest_weight),
         type(soft),
         type(weight),
+        type(angle),
     )
 
 
@@ -305,6 +339,7 @@ def follow(
     rest_weight: float | None = None,
     soft: float | None = None,
     weight: float | None = None,
+    stiffness: ArrayLike | None = None,
     out: Result | None = None,
 ) -> Result:
     """Solve a path of targets in order, each from the answer for the one before it.
@@ -331,6 +366,9 @@ def follow(
     weight : float, optional
         As in :func:`solve`: each frame starts from the previous frame's blended pose
         (the loop of weighted solves; not with ``trace`` or ``out``).
+    stiffness : array_like, shape (n,), optional
+        As in :func:`solve`: an infinite stiffness locks its joint at the first
+        target's start angle for the whole path.
 
     Returns
     -------
@@ -352,7 +390,7 @@ def follow(
     key = None
     if rest is None:
         options = (max_iterations, tolerance, damping, bend, max_step, trace, rest_weight)
-        key = ("follow", *_key(chain, method, *options, soft, weight))
+        key = ("follow", *_key(chain, method, *options, soft, weight, stiffness))
         try:
             solver = _SOLVERS.get(key)
         except TypeError:
@@ -372,6 +410,7 @@ def follow(
         rest_weight=rest_weight,
         soft=soft,
         weight=weight,
+        stiffness=stiffness,
     )
     _keep(key, solver)
     return solver.follow(path, init, out=out)

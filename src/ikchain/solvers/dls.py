@@ -29,6 +29,15 @@ without the pull (and then with the larger damping, as always), so that the pull
 slow the convergence to the target but never stop it. Two joints or fewer
 have no family to move along: there the pull is nil.
 
+**Stiffness.** With each joint's give ``g = 1 / (1 + s)`` for a stiffness ``s``
+(:mod:`ikchain.solvers.stiffness`; ``G = diag(g) = W⁻¹``), the step is the weighted
+damped least-squares step, the ``Δθ`` that minimises ``|J Δθ - e|² + λ² Δθᵀ W Δθ``:
+``Δθ = G Jᵀ (J G Jᵀ + λ² I)⁻¹ e``; the root's aiming turn is scaled by the root's
+give, and the rest pull moves within the null space in the same metric, ``G (r - θ)``
+projected by ``I - G Jᵀ (J G Jᵀ)⁻¹ J``. A give of 1 (no stiffness) multiplies by 1.0,
+exactly: the same step to the bit; a give of 0 (infinite stiffness) never moves its
+joint.
+
 :func:`step` is compiled and run by the one loop, :mod:`ikchain.solvers.loop`, on
 lengths and targets divided by the chain's length, so ``bias`` is relative to it.
 """
@@ -40,7 +49,7 @@ import math
 import numpy as np
 
 from ikchain.solvers.compiled import clamp_into, joints_into, kernel, stay, wrap_angle
-from ikchain.solvers.records import KNOB_BIAS, KNOB_DAMPING, KNOB_LIMITED, KNOB_PULL
+from ikchain.solvers.records import GIVE_ROW, KNOB_BIAS, KNOB_DAMPING, KNOB_LIMITED, KNOB_PULL
 
 #: λ² per squared metre of end error.
 ERROR_WEIGHT = 0.03
@@ -72,8 +81,9 @@ def step(
     The signature of every step (see :func:`ikchain.solvers.ccd.step`). The damping
     is the fraction of each step taken, as for CCD; the Levenberg-Marquardt λ is
     chosen by the solver itself, from ``bias`` up. ``pull`` is the rest pose's gain
-    (0 for none; the rest pose is ``work[5]``). When no step lowers the error the
-    pose stays (the loop reports a stall).
+    (0 for none; the rest pose is ``work[5]``); each joint's give is
+    ``work[GIVE_ROW]``. When no step lowers the error the pose stays (the loop
+    reports a stall).
     """
     lengths, lows, highs = chain[0], chain[1], chain[2]
     damping = knobs[KNOB_DAMPING]
@@ -86,13 +96,15 @@ def step(
     ys = work[2]
     jx = work[3]  # Jacobian columns
     jy = work[4]
+    give = work[GIVE_ROW]
     ex = joints[n, 0]
     ey = joints[n, 1]
     gx = tx - ex
     gy = ty - ey
     start2 = gx * gx + gy * gy
     # Turn joint 0 (times damping) so that the tip points at the target.
-    turn = math.atan2(ex * ty - ey * tx, ex * tx + ey * ty)
+    # (scaled by the root's give: a stiff root turns less, a locked one not at all)
+    turn = give[0] * math.atan2(ex * ty - ey * tx, ex * tx + ey * ty)
     for i in range(n):
         aimed[i] = angles[i]
     aimed[0] += turn if damping == 1.0 else damping * turn
@@ -116,14 +128,15 @@ def step(
     for i in range(1, n):
         jx[i] = -(y - ys[i - 1])
         jy[i] = x - xs[i - 1]
-    sxx = jx[0] * jx[0]
-    sxy = jx[0] * jy[0]
-    syy = jy[0] * jy[0]
+    # J G Jᵀ (with a give of 1, each product is the unweighted one, to the bit)
+    sxx = give[0] * jx[0] * jx[0]
+    sxy = give[0] * jx[0] * jy[0]
+    syy = give[0] * jy[0] * jy[0]
     for i in range(1, n):
-        sxx += jx[i] * jx[i]
-        sxy += jx[i] * jy[i]
-        syy += jy[i] * jy[i]
-    toward = work[6]  # the way to the rest pose, projected: P (rest - aimed)
+        sxx += give[i] * jx[i] * jx[i]
+        sxy += give[i] * jx[i] * jy[i]
+        syy += give[i] * jy[i] * jy[i]
+    toward = work[6]  # the way to the rest pose, projected: P G (rest - aimed)
     if n < 3:
         pull = 0.0
     if pull > 0.0:
@@ -131,7 +144,7 @@ def step(
         jvx = 0.0
         jvy = 0.0
         for i in range(n):
-            toward[i] = wrap_angle(rest[i] - aimed[i])
+            toward[i] = give[i] * wrap_angle(rest[i] - aimed[i])
             jvx += jx[i] * toward[i]
             jvy += jy[i] * toward[i]
         tiny = 1e-14 * (sxx + syy)
@@ -141,7 +154,7 @@ def step(
         zx = (c * jvx - sxy * jvy) / det
         zy = (a * jvy - sxy * jvx) / det
         for i in range(n):
-            toward[i] -= jx[i] * zx + jy[i] * zy
+            toward[i] -= give[i] * (jx[i] * zx + jy[i] * zy)
     # with a pull: a first attempt with it, then plain DLS (the steps without rest)
     first = 0 if pull > 0.0 else 1
     for attempt in range(first, RETRIES + 2):
@@ -155,7 +168,7 @@ def step(
         yx = (c * errx - sxy * erry) / det
         yy = (a * erry - sxy * errx) / det
         for i in range(n):
-            turn_i = jx[i] * yx + jy[i] * yy
+            turn_i = give[i] * (jx[i] * yx + jy[i] * yy)
             new_angles[i] = aimed[i] + (turn_i if damping == 1.0 else damping * turn_i)
         if pull > 0.0:
             for i in range(n):

@@ -50,6 +50,7 @@ from ikchain.solvers.records import (
     CERTIFIED,
     CONVERGED,
     ERROR,
+    GIVE_ROW,
     ITERATIONS,
     KNOB_BIAS,
     KNOB_DAMPING,
@@ -90,11 +91,12 @@ CCD, FABRIK, DLS, JT = CODE["ccd"], CODE["fabrik"], CODE["dls"], CODE["jt"]
 #: A change of at most this many machine epsilons (relative) counts as no change.
 ROUNDING = 8.0 * float(np.finfo(np.float64).eps)
 #: Scratch rows a step may use (``work``), beyond the loop's own; DLS finds the rest
-#: pose in row 5. Row :data:`SEED_ROW`, after them, holds the nearest pose the reach
-#: search found on a limited chain.
+#: pose in row 5. Row :data:`GIVE_ROW`, after them, holds each joint's give
+#: ``1 / (1 + stiffness)`` (all ones without stiffness; DLS and jt read it), and row
+#: :data:`SEED_ROW` the nearest pose the reach search found on a limited chain.
 STEP_ROWS = 7
 REST_ROW = 5
-SEED_ROW = STEP_ROWS
+SEED_ROW = GIVE_ROW + 1
 
 
 # -- the loop ---------------------------------------------------------------------------
@@ -146,7 +148,8 @@ def iterate(
     the step's options (``units.KNOB_*``). ``angles`` (2, n) and ``joints`` (2, n +
     1, 2) hold the current and the next pose; on return the final pose and its
     joints are in ``angles[0]`` and ``joints[0]``. ``work`` (STEP_ROWS + 1, n) is the
-    step's scratch (DLS reads its rest pose from row ``REST_ROW``). A finite
+    step's scratch (DLS reads its rest pose from row ``REST_ROW``, DLS and jt each
+    joint's give from row ``GIVE_ROW``). A finite
     ``seed_error`` is the end error of the pose in row ``SEED_ROW``, the nearest the
     reach search found: the solve jumps there, as one iteration, when the target is
     out of reach, or when it would otherwise stop (it stalled, or this is its last
@@ -332,9 +335,9 @@ def solve_target(
 @kernel()
 def workspace(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """One allocation for a range of targets' scratch: the chain in chain units and
-    its limits (3, n), angles (2, n), joints (2, n + 1, 2), the step's work and the
-    seed (STEP_ROWS + 1, n), the knobs."""
-    rows = STEP_ROWS + 1
+    its limits (3, n), angles (2, n), joints (2, n + 1, 2), the step's work, the
+    give and the seed (STEP_ROWS + 2, n), the knobs."""
+    rows = STEP_ROWS + 2
     knobs = len(KNOB_FIELDS)
     space = np.empty((5 + rows) * n + 4 * (n + 1) + knobs)
     chain = space[: 3 * n].reshape((3, n))
@@ -350,6 +353,7 @@ def solve_range(
     targets: np.ndarray,
     starts: np.ndarray,
     rest: np.ndarray,
+    give: np.ndarray,
     found: np.ndarray,
     out: np.ndarray,
     trace: np.ndarray,
@@ -361,8 +365,10 @@ def solve_range(
     ``data`` (3n) holds the lengths, then each joint's lower and upper limit (read
     where the chain is limited); ``options`` the solve's options (``units.OPT_*``).
     ``starts`` (B, n), (1, n), or (0, n) for the bent default; ``rest`` (n) the rest
-    pose (DLS with a pull; any array without). ``found`` (B, n + 3) is what the reach
-    search found for each target on a limited chain, (0, n + 3) for a free one.
+    pose (DLS with a pull; any array without). ``give`` (n) each joint's give
+    ``1 / (1 + stiffness)`` in [0, 1] (DLS and jt; ones for none). ``found``
+    (B, n + 3) is what the reach search found for each target on a limited chain,
+    (0, n + 3) for a free one.
     Row b of ``out`` (B, :func:`~ikchain.solvers.units.out_width` (n)) gets target
     b's angles, joints and ``units.RESULT_FIELDS``. ``trace`` (B, room, 1 + n) as in
     :func:`iterate`, or (0, 0, 1 + n) for none; rows after a target stopped are NaN.
@@ -382,6 +388,7 @@ def solve_range(
     knobs[KNOB_LIMITED] = options[OPT_LIMITED]
     if options[OPT_PULL] > 0.0:
         copy_into(rest, work[REST_ROW], 0)
+    copy_into(give, work[GIVE_ROW], 0)
     bend = int(options[OPT_BEND])
     recording = trace.shape[0] > 0
     no_trace = np.empty((0, n + 1))
@@ -435,7 +442,7 @@ def solve_range(
 #: What :func:`solve_range` takes (see ``compiled.kernel``).
 SIGNATURE = (
     "void(float64[::1], float64[::1], float64[:, ::1], float64[:, ::1], float64[::1],"
-    " float64[:, ::1], float64[:, ::1], float64[:, :, ::1], int64, int64)"
+    " float64[::1], float64[:, ::1], float64[:, ::1], float64[:, :, ::1], int64, int64)"
 )
 #: Whether a method starts from the reach search's nearest pose when it would stop
 #: short of it (DLS); read by each method's copy of :func:`solve_target`.

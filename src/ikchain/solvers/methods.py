@@ -17,7 +17,7 @@ CODE: dict[str, int] = {method: code for code, method in enumerate(ITERATIVE)}
 
 #: Options each method takes, beyond the chain and the target.
 OPTIONS: dict[str, frozenset[str]] = {
-    "analytic": frozenset({"bend", "pole", "soft", "weight"}),
+    "analytic": frozenset({"angle", "bend", "pole", "soft", "weight"}),
     "ccd": frozenset(
         {
             "init",
@@ -46,6 +46,7 @@ OPTIONS: dict[str, frozenset[str]] = {
             "tolerance",
             "damping",
             "trace",
+            "stiffness",
         }
     ),
     "dls": frozenset(
@@ -61,6 +62,7 @@ OPTIONS: dict[str, frozenset[str]] = {
             "trace",
             "rest",
             "rest_weight",
+            "stiffness",
         }
     ),
 }

@@ -54,6 +54,8 @@ KEYWORDS = (
     "pole",
     "soft",
     "weight",
+    "stiffness",
+    "angle",
 )
 
 
@@ -89,6 +91,14 @@ class Options:
         Soft reach (m) (:mod:`ikchain.solvers.soft`).
     weight : float or None
         The blend weight in [0, 1] (:mod:`ikchain.solvers.blend`).
+    stiffness : array, shape (n,), or None
+        Each joint's stiffness in [0, ∞] (:mod:`ikchain.solvers.stiffness`).
+    give : array, shape (n,)
+        Each joint's give ``1 / (1 + stiffness)``, what the kernels read (ones
+        without stiffness).
+    angle : float or None
+        The tip angle (rad, world frame) of a three-bone closed-form solve
+        (:mod:`ikchain.solvers.angle`).
     record : array, shape (len(OPTION_FIELDS),)
         What the kernels read for one target or a batch (never written).
     follow_record : array, shape (len(OPTION_FIELDS),)
@@ -108,6 +118,9 @@ class Options:
     pole: NDArray[np.float64] | None
     soft: float | None
     weight: float | None
+    stiffness: NDArray[np.float64] | None
+    give: NDArray[np.float64]
+    angle: float | None
     record: NDArray[np.float64]
     follow_record: NDArray[np.float64]
 
@@ -126,6 +139,8 @@ class Options:
             "pole": self.pole,
             "soft": self.soft,
             "weight": self.weight,
+            "stiffness": self.stiffness,
+            "angle": self.angle,
         }
         given.update(changes)
         return {name: value for name, value in given.items() if value is not None}
@@ -184,7 +199,37 @@ def options_from_keywords(chain: Chain, method: str, given: dict[str, Any]) -> O
         from ikchain.solvers.blend import check_weight
 
         blend = check_weight(blend)
+    stiffness = given.get("stiffness")
+    if stiffness is not None:
+        from ikchain.solvers.stiffness import check_stiffness, give_of
+
+        stiffness = check_stiffness(stiffness, chain.n_bones)
+        if pole is not None and np.isinf(stiffness).any():
+            raise ValueError(
+                "stiffness: an infinite stiffness locks a joint at its start pose, and pole "
+                "chooses the start pose; expected pole or an infinite stiffness, got both"
+            )
+        give = give_of(stiffness)
+    else:
+        give = _ones(chain.n_bones)
+    angle = given.get("angle")
     bones = BONES[method]
+    if angle is not None:
+        from ikchain.solvers.angle import check_angle
+
+        for other in ("pole", "soft"):
+            if given.get(other) is not None:
+                raise ValueError(
+                    f"angle: the tip angle is solved in closed form alone; expected angle "
+                    f"or {other}, got both"
+                )
+        bones = 3  # the closed form with the hand's angle: three bones
+        if chain.n_bones != bones:
+            raise ValueError(
+                f"angle: expected a 3-bone chain (two bones to the wrist, the hand), got "
+                f"{chain.n_bones} bones"
+            )
+        angle = check_angle(angle, chain)
     if bones is not None and chain.n_bones != bones:
         raise ValueError(
             f"method {method!r}: expected a {bones}-bone chain, got {chain.n_bones} bones"
@@ -234,9 +279,24 @@ def options_from_keywords(chain: Chain, method: str, given: dict[str, Any]) -> O
         pole,
         soft,
         blend,
+        stiffness,
+        give,
+        angle,
         record,
         follow_record,
     )
+
+
+_ONES: dict[int, NDArray[np.float64]] = {}
+
+
+def _ones(n: int) -> NDArray[np.float64]:
+    """The give of n joints without stiffness, made once per n (the kernels only read
+    it; writable, as the kernels' compiled signature takes it)."""
+    ones = _ONES.get(n)
+    if ones is None:
+        ones = _ONES.setdefault(n, np.ones(n))
+    return ones
 
 
 def _check_rest(

@@ -49,6 +49,11 @@ OPTION_FIELDS = (
 KNOB_FIELDS = ("damping", "max_step", "bias", "pull", "limited")
 KNOB_DAMPING, KNOB_MAX_STEP, KNOB_BIAS, KNOB_PULL, KNOB_LIMITED = range(len(KNOB_FIELDS))
 
+#: The row of a step's ``work`` that holds each joint's give, ``1 / (1 + stiffness)``
+#: (:mod:`ikchain.solvers.stiffness`; all ones without stiffness): after the seven
+#: scratch rows a step may use (``loop.STEP_ROWS``).
+GIVE_ROW = 7
+
 #: After a target's angles (n) and joints ((n + 1) x 2), its row of ``out`` holds these.
 RESULT_FIELDS = ("error", "min_error", "reachable", "iterations", "code", "certified")
 ERROR, MIN_ERROR, REACHABLE, ITERATIONS, CODE, CERTIFIED = range(len(RESULT_FIELDS))

@@ -259,11 +259,13 @@ def run_iterative(
     shape: tuple[int, ...],
     starts: NDArray[np.float64],
     rest: NDArray[np.float64],
+    give: NDArray[np.float64],
     trace: bool,
     into: Result | None,
 ) -> Result:
     """Targets (B, 2) from ``starts`` ((B, n), (1, n), or (0, n) for the default)
-    through the method's loop (``loop.SOLVE``); on a limited chain the reach search
+    through the method's loop (``loop.SOLVE``), ``rest`` the rest pose and ``give`` each
+    joint's give (see ``loop.solve_range``); on a limited chain the reach search
     runs first, once. A path (``record`` with ``follow``) runs in order, on one thread."""
     from ikchain.solvers.methods import CODE
     from ikchain.solvers.records import OPT_FOLLOW, OPT_MAX_ITERATIONS
@@ -288,9 +290,11 @@ def run_iterative(
         if trace:
             rows = np.empty((count, room, n + 1))
         if alone:
-            kernel(data, record, targets, starts, rest, found, out, rows, 0, count)
+            kernel(data, record, targets, starts, rest, give, found, out, rows, 0, count)
         else:
-            threads.run(kernel, (data, record, targets, starts, rest, found, out, rows), count)
+            threads.run(
+                kernel, (data, record, targets, starts, rest, give, found, out, rows), count
+            )
         check_codes(chain, targets, shape, out, checked)
         if not trace:
             return result_from_out(out, shape, n, targets, method, None, chain.limits, into)

@@ -11,7 +11,9 @@ becomes the new answer as a whole).
 Pole and soft reach are steps around the plain solve: the pole's solves both bends
 and picks per target (:mod:`~ikchain.solvers.pole`), soft reach solves the eased
 targets and tells the answer about the true ones (:mod:`~ikchain.solvers.soft`),
-each through Solvers of its own and the public :class:`~ikchain.result.Result`.
+each through Solvers of its own and the public :class:`~ikchain.result.Result`. An
+infinite stiffness locks its joints at the start pose: a Solver of the chain with
+those joints limited to their start angles solves (:mod:`~ikchain.solvers.stiffness`).
 """
 
 from __future__ import annotations
@@ -33,6 +35,8 @@ from ikchain.solvers.records import CODE as CODE_FIELD
 from ikchain.solvers.records import out_width
 
 _NO_REST = np.empty(0)
+#: Locked chains a Solver keeps (one per distinct set of locked start angles).
+_LOCKS_KEPT = 64
 _FLOAT_TYPES = (float, int, np.float64)
 _LARGEST = sys.float_info.max
 #: numpy's float64 dtype, one object: ``is`` tests it four times faster than ``==``.
@@ -55,6 +59,10 @@ class Solver:
     max_iterations, tolerance, damping, bend, max_step, trace, rest, rest_weight, pole, soft, weight
         As in :func:`ikchain.solve`. ``bend`` chooses the default start pose, used
         where a call gives no ``init``.
+    stiffness : array_like, shape (n,), optional
+        As in :func:`ikchain.solve` (``dls`` and ``jt``).
+    angle : float, optional
+        As in :func:`ikchain.solve` (``analytic``, three bones).
 
     Attributes
     ----------
@@ -85,8 +93,11 @@ class Solver:
         "_aimed",
         "_code",
         "_empty",
+        "_give",
         "_kernel",
         "_limited",
+        "_locked",
+        "_locks",
         "_n",
         "_plain",
         "_record",
@@ -95,6 +106,7 @@ class Solver:
         "_truth",
         "_unweighted",
         "_width",
+        "_wrist",
         "chain",
         "method",
         "options",
@@ -120,6 +132,8 @@ class Solver:
         pole: ArrayLike | None = None,
         soft: float | None = None,
         weight: float | None = None,
+        stiffness: ArrayLike | None = None,
+        angle: float | None = None,
     ) -> None:
         options = options_from_keywords(
             chain,
@@ -136,6 +150,8 @@ class Solver:
                 "pole": pole,
                 "soft": soft,
                 "weight": weight,
+                "stiffness": stiffness,
+                "angle": angle,
             },
         )
         self.chain = chain
@@ -145,6 +161,12 @@ class Solver:
         self._limited = chain._limited
         self._record = options.record
         self._rest = _NO_REST if options.rest is None else options.rest
+        self._give = options.give
+        # the joints an infinite stiffness locks (None: none), and a Solver of the chain
+        # locked at each start seen (by the locked angles)
+        stiff = options.stiffness
+        self._locked = None if stiff is None or not np.isinf(stiff).any() else np.isinf(stiff)
+        self._locks: dict[tuple[float, ...], Solver] = {}
         self._width = out_width(self._n)
         self._code = 3 * self._n + 2 + CODE_FIELD  # the status code's column of ``out``
         self._kernel = CODE.get(method, -1)  # the loop's kernel (``loop.SOLVE``); -1: analytic
@@ -153,8 +175,12 @@ class Solver:
         self._aimed: Solver | None = None
         self._truth: Solver | None = None
         self._unweighted: Solver | None = None
+        self._wrist: Solver | None = None
         if options.weight is not None and options.weight != 1.0:  # after all: the blend
             self._unweighted = Solver(chain, method, **options.keywords(weight=None))
+        elif options.angle is not None:  # the first two bones to the wrist, closed form
+            wrist = Chain(chain.lengths[:2])
+            self._wrist = Solver(wrist, "analytic", bend=options.bend)
         elif options.pole is not None:  # before: both bends (and a mirror), then a choice
             plain = options.keywords(pole=None)
             self._sides = (
@@ -166,12 +192,16 @@ class Solver:
             unsolved: dict[str, Any] = {"bend": options.bend} if options.bend_given else {}
             if method != "analytic":
                 unsolved["max_iterations"] = 0
+            if self._locked is not None:  # the truth about the locked chain's reach
+                unsolved["stiffness"] = options.stiffness
             self._truth = Solver(chain, method, **unsolved)
         # one target, no step around it, no trace: straight to the kernel
         self._plain = (
             options.pole is None
             and options.soft is None
             and self._unweighted is None
+            and self._locked is None
+            and self._wrist is None
             and not options.trace
         )
 
@@ -305,10 +335,14 @@ class Solver:
         if init is not None and self.method == "analytic" and self.options.weight is None:
             allowed = OPTIONS["analytic"]  # (with a weight, init is the pose blended from)
             raise ValueError(f"method 'analytic' takes only {', '.join(sorted(allowed))}; got init")
+        if self._wrist is not None:
+            return self._angled(self._wrist, target, out)
         if self._sides is not None:
             return self._toward_pole(self._sides, target, init, out)
         if self._aimed is not None and self._truth is not None:
             return self._softly(self._aimed, self._truth, target, init, out, following)
+        if self._locked is not None:
+            return self._locking(self._locked, target, init, out, following)
         if not following and out is None and not self.options.trace:
             point = _plain_point(target)
             if point is not None:
@@ -326,7 +360,16 @@ class Solver:
         targets, shape, starts = runner.batch_arrays(chain, points, init)
         record = self.options.follow_record if following else self._record
         return runner.run_iterative(
-            chain, self.method, record, targets, shape, starts, self._rest, self.options.trace, out
+            chain,
+            self.method,
+            record,
+            targets,
+            shape,
+            starts,
+            self._rest,
+            self._give,
+            self.options.trace,
+            out,
         )
 
     # -- one target, straight to the kernel ---------------------------------------------
@@ -361,7 +404,7 @@ class Solver:
             limited.reach_range(data, record, targets, found, 0, 1)
         out = np.empty((1, self._width))
         kernel = runner.entry(loop.SOLVE[self._kernel])  # (arrays of the signature's types)
-        kernel(data, record, targets, starts, self._rest, found, out, rows, 0, 1)
+        kernel(data, record, targets, starts, self._rest, self._give, found, out, rows, 0, 1)
         if out[0, self._code] < 0.0:  # refused: beyond floats, or a start outside the limits
             runner.check_codes(chain, targets, (), out, starts if init is not None else None)
         return result_from_out(out, (), n, targets, self.method, None, chain.limits)
@@ -419,6 +462,89 @@ class Solver:
         answer = plain.solve(target, None if self.method == "analytic" else init, out=out)
         result = blend.blend(self.chain.lengths, answer, start, weight, self.options.tolerance)
         return result if out is None else take_fields(out, result)
+
+    def _angled(self, wrist: Solver, target: ArrayLike, out: Any) -> Result:
+        """The wrist point solved in closed form, the hand turned to the angle
+        (:mod:`ikchain.solvers.angle`)."""
+        from ikchain.solvers import angle as tip_angle
+
+        points = check_points(target, "target")
+        angle = cast(float, self.options.angle)  # set with the wrist's Solver
+        lengths = self.chain.lengths
+        answer = wrist.solve(tip_angle.wrists(lengths, points, angle))
+        result = tip_angle.posed(lengths, points, angle, answer)
+        return result if out is None else take_fields(out, result)
+
+    def _locking(
+        self,
+        locked: NDArray[np.bool_],
+        target: ArrayLike,
+        init: Any,
+        out: Any,
+        following: bool,
+    ) -> Result:
+        """The solve on the chain with the locked joints limited to their start angles
+        (:mod:`ikchain.solvers.stiffness`): one locked chain per distinct set of locked
+        start angles in the batch."""
+        from ikchain.result import out_of
+        from ikchain.solvers.stiffness import taken_start
+
+        chain = self.chain
+        points = check_points(target, "path" if following else "target")
+        if init is None:
+            start = default_init(chain, self.options.bend)
+            given = None
+        else:
+            start = taken_start(chain, check_angles(init, self._n, "init"))
+            runner.check_within_limits(chain, start)
+            given = start
+        if following or start.ndim == 1:  # one start: one locked chain
+            result = self._locked_part(locked, start).solve(
+                points, given, out=out, following=following
+            )
+        else:
+            targets, shape, starts = runner.batch_arrays(chain, points, start)
+            keys = starts[:, locked]
+            if (keys == keys[0]).all():  # one locked chain for all
+                result = self._locked_part(locked, starts[0]).solve(
+                    points, given, out=out, following=following
+                )
+            else:
+                if self.options.trace:
+                    raise ValueError(
+                        "stiffness: a traced batch is solved on one locked chain; expected "
+                        "the same start angle at each locked joint in every row, got "
+                        "different ones"
+                    )
+                memory = runner.out_array(out, targets.shape[0], self._n)
+                _, group = np.unique(keys, axis=0, return_inverse=True)
+                for g in range(int(group.max()) + 1):
+                    rows = np.flatnonzero(group.reshape(-1) == g)
+                    part = self._locked_part(locked, starts[rows[0]])
+                    memory[rows] = out_of(part.solve(targets[rows], starts[rows]))
+                return result_from_out(
+                    memory, shape, self._n, targets, self.method, None, chain.limits, out
+                )
+        result._limits = chain.limits  # the caller's chain's limits (at_limit)
+        result._at_limit = None
+        return result
+
+    def _locked_part(self, locked: NDArray[np.bool_], start: NDArray[np.float64]) -> Solver:
+        """A Solver of the chain with the ``locked`` joints limited to their angles in
+        ``start`` (n,): its give keeps them still, its limits tell the truth about reach."""
+        from ikchain.solvers.stiffness import locked_chain
+
+        key = tuple(start[locked].tolist())
+        part = self._locks.get(key)
+        if part is None:
+            chain = locked_chain(self.chain, locked, start)
+            part = Solver(chain, self.method, **self.options.keywords())
+            part._locked = None  # its chain holds the locks
+            part._plain = not part.options.trace  # (no pole, soft or weight at this step)
+            if len(self._locks) >= _LOCKS_KEPT:
+                self._locks.clear()
+            self._locks[key] = part
+        return part
 
     def _softly(
         self,

@@ -15,6 +15,12 @@ times, inside the same iteration; when none helps, the pose stays and the loop
 reports a stall. The damping is the
 fraction of each step taken, as for CCD and DLS.
 
+**Stiffness.** With each joint's give ``g = 1 / (1 + s)`` (``G = diag(g) = W⁻¹``,
+:mod:`ikchain.solvers.stiffness`) the direction is ``G Jᵀ e``, the steepest descent
+of ``|e|² / 2`` in the metric ``W``, and Buss's length is taken along it
+(``α = (e · J G Jᵀ e) / |J G Jᵀ e|²``). A give of 1 multiplies by 1.0, exactly; a give
+of 0 never moves its joint.
+
 Its weakness is the lesson's point: the step follows the gradient, so where the
 Jacobian is ill-conditioned (the chain nearly straight or folded, a large condition
 number) the error falls by a factor of only about ``(κ² - 1) / (κ² + 1)``, nearly
@@ -30,7 +36,7 @@ from __future__ import annotations
 import numpy as np
 
 from ikchain.solvers.compiled import clamp_into, joints_into, kernel, stay
-from ikchain.solvers.records import KNOB_DAMPING, KNOB_LIMITED
+from ikchain.solvers.records import GIVE_ROW, KNOB_DAMPING, KNOB_LIMITED
 
 #: Halvings of a step that would raise the error, before the pose stays.
 RETRIES = 30
@@ -54,13 +60,15 @@ def step(
 ) -> None:
     """One iteration into ``new_angles``/``new_joints``; ``work``: scratch (>= 1, >= n).
 
-    The signature of every step (see :func:`ikchain.solvers.ccd.step`).
+    The signature of every step (see :func:`ikchain.solvers.ccd.step`); each
+    joint's give is ``work[GIVE_ROW]``.
     """
     lengths, lows, highs = chain[0], chain[1], chain[2]
     damping = knobs[KNOB_DAMPING]
     limited = knobs[KNOB_LIMITED] != 0.0
     n = lengths.size
-    gradient = work[0]  # Jᵀ e, a turn per joint
+    gradient = work[0]  # G Jᵀ e, a turn per joint
+    give = work[GIVE_ROW]
     ex = joints[n, 0]  # the tip
     ey = joints[n, 1]
     gx = tx - ex
@@ -72,7 +80,7 @@ def step(
     for i in range(n):
         ax = ex - joints[i, 0]
         ay = ey - joints[i, 1]
-        g = ax * gy - ay * gx  # column · e: the arm crossed with the error
+        g = give[i] * (ax * gy - ay * gx)  # column · e: the arm crossed with the error
         gradient[i] = g
         mx -= ay * g
         my += ax * g

@@ -4,7 +4,11 @@ Two kinds of request share one parser:
 
 - a *solve* request (``POST /api/solve``): keys mirror ``ikchain solve``'s flags
   (``lengths``, ``target``, ``method``, ``init``, ``iterations``, ``tolerance``,
-  ``damping``, ``bend``); the answer is the same JSON as ``ikchain solve --json``.
+  ``damping``, ``bend``, ``weight``, ``stiffness``, ``angle``); the answer is the same
+  JSON as ``ikchain solve --json``. ``weight`` is a number in [0, 1]; ``stiffness`` a
+  list of one entry a joint, each a number >= 0 or the string ``"inf"`` (JSON has no
+  infinity), which locks the joint; ``angle`` a number (rad), the tip angle of a
+  three-bone closed-form solve; a frame or a replay takes none of the three.
 - a *frame* request (WebSocket ``/ws`` and ``POST /api/frame``): one drag frame of a
   figure, the same keys plus ``id``, ``smoothing``, ``previous_target``,
   ``family`` and ``pole`` (one point ``[x, y]``, checked as the target is: the solve
@@ -51,8 +55,11 @@ from ikchain.result import Result
 from ikchain.solvers import DEFAULT_MAX_ITERATIONS, METHODS, solve
 from ikchain.solvers.methods import reach_work
 
-SOLVE_KEYS = frozenset({"lengths", "target", "method", *OPTION_KEYS})
-FRAME_KEYS = SOLVE_KEYS | {
+#: Options of a solve request that a drag frame and a replay do not take: the blend
+#: weight, the joints' stiffness and the tip angle (the page has no control for them).
+SOLVE_ONLY_KEYS = frozenset({"weight", "stiffness", "angle"})
+SOLVE_KEYS = frozenset({"lengths", "target", "method", *OPTION_KEYS, *SOLVE_ONLY_KEYS})
+FRAME_KEYS = (SOLVE_KEYS - SOLVE_ONLY_KEYS) | {
     "id",
     "smoothing",
     "previous_target",
@@ -64,7 +71,7 @@ FRAME_KEYS = SOLVE_KEYS | {
 }
 #: Kinds of message on the frame channel besides a drag frame (``kind`` absent or
 #: "frame"), and the keys each takes.
-REPLAY_KEYS = SOLVE_KEYS | {
+REPLAY_KEYS = (SOLVE_KEYS - SOLVE_ONLY_KEYS) | {
     "id",
     "kind",
     "lang",
@@ -400,6 +407,15 @@ def parse_solve(data: Any, *, allowed: frozenset[str] = SOLVE_KEYS, batch: bool 
             options["rest"] = rest
         if data.get("rest_weight") is not None:
             options["rest_weight"] = _number(data, "rest_weight")
+    if "weight" in allowed and data.get("weight") is not None:
+        weight = _number(data, "weight")
+        if not 0.0 <= weight <= 1.0:
+            raise RequestError(f"weight: expected a number in [0, 1], got {weight!r}")
+        options["weight"] = weight
+    if "stiffness" in allowed and data.get("stiffness") is not None:
+        options["stiffness"] = _stiffness(data, n)
+    if "angle" in allowed and data.get("angle") is not None:
+        options["angle"] = _number(data, "angle")  # the library checks what it fits
     try:
         batch_shape = check_batch_shape(target.shape[:-1], init_shape)
     except ValueError as error:
@@ -408,6 +424,20 @@ def parse_solve(data: Any, *, allowed: frozenset[str] = SOLVE_KEYS, batch: bool 
     checked = Checked(request, batch_shape, work_from_request(request, batch_shape))
     _check_caps(checked)
     return checked
+
+
+def _stiffness(data: dict[str, Any], n: int) -> np.ndarray:
+    """``data["stiffness"]``: n entries, each a number >= 0 or the string "inf"."""
+    value = data["stiffness"]
+    expected = f'stiffness: expected {n} entries, one a joint, each a number >= 0 or "inf"'
+    if not isinstance(value, list):
+        raise RequestError(f"{expected}, got {_describe(value)}")
+    if len(value) != n:
+        raise RequestError(f"{expected}, got {len(value)} entries")
+    for i, item in enumerate(value):
+        if item != "inf" and not (_is_number(item) and item >= 0):
+            raise RequestError(f"{expected}, got {_describe(item)} at joint {i}")
+    return np.array([math.inf if item == "inf" else float(item) for item in value])
 
 
 def _chain(data: dict[str, Any], *, limits: bool = False) -> Chain:
@@ -460,8 +490,9 @@ def work_from_request(request: SolveRequest, batch_shape: tuple[int, ...]) -> in
 
     Solves are the broadcast batch of targets and start poses; iterations are the
     budget (the solver may stop sooner, never later), 1 for the closed form. A chain
-    with joint limits adds the reach search's worst case for each solve
-    (:func:`ikchain.solvers.methods.reach_work`).
+    with joint limits, or a joint locked by an infinite stiffness, adds the reach
+    search's worst case for each solve (:func:`ikchain.solvers.methods.reach_work`).
+    A blend weight adds no iterations.
     """
     solves = math.prod(batch_shape)
     n = request.chain.n_bones
@@ -469,7 +500,7 @@ def work_from_request(request: SolveRequest, batch_shape: tuple[int, ...]) -> in
         iterations = 1
     else:
         iterations = max(1, request.options.get("max_iterations", DEFAULT_MAX_ITERATIONS))
-    search = reach_work(n) if request.chain.limits is not None else 0
+    search = reach_work(n) if _limited(request) else 0
     # a pole (frames) solves from both bends, and may solve once more from a two-bone
     # mirror (:mod:`ikchain.solvers.pole`): at most three solves
     runs = 3 if request.options.get("pole") is not None else 1
@@ -714,7 +745,15 @@ class Cost:
 
 
 def _cost(request: SolveRequest, work: int) -> Cost:
-    return Cost(request.method, request.chain.n_bones, request.chain.limits is not None, work)
+    return Cost(request.method, request.chain.n_bones, _limited(request), work)
+
+
+def _limited(request: SolveRequest) -> bool:
+    """Whether the solve runs on a limited chain: one with joint limits, or one with a
+    joint locked by an infinite stiffness (whose reach is searched as under limits)."""
+    stiffness = request.options.get("stiffness")
+    locks = stiffness is not None and bool(np.isinf(stiffness).any())
+    return request.chain.limits is not None or locks
 
 
 def request_id(body: bytes | str) -> Any:
