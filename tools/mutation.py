@@ -618,7 +618,9 @@ MUTANTS: tuple[Mutant, ...] = (
         "solvers/dls.py",
         "            toward[i] -= give[i] * (jx[i] * zx + jy[i] * zy)",
         "            toward[i] -= jx[i] * zx + jy[i] * zy",
-        ("tests/test_stiffness.py::test_the_rest_pull_moves_in_the_null_space_of_the_weighted_metric",),
+        (
+            "tests/test_stiffness.py::test_the_rest_pull_moves_in_the_null_space_of_the_weighted_metric",
+        ),
     ),
     Mutant(
         "stiffness: jt's gradient unweighted",
