@@ -178,6 +178,10 @@
   // the page out again, once per pointer event of a drag).
   var placement = 0;
   function moved() { placement += 1; }
+  // figure -> {inverse: the screen-to-world matrix, at: the placement it was read at};
+  // kept beside the figures, not in their state: it is the browser's layout, not the
+  // lesson's
+  var placed = new WeakMap();
   window.addEventListener("scroll", moved, { passive: true, capture: true });
   window.addEventListener("resize", moved);
   // A figure resized (its column, a font): the observer's first call only reports
@@ -230,6 +234,7 @@
     this.defaults = spec.defaults || {};
     this.svg = el.querySelector("svg.ik-figure");
     this.world = this.svg.querySelector("g.world");
+    if (resized) resized.observe(this.svg);
     this.extent = parseFloat(this.svg.getAttribute("data-extent")) || 2;
     var q = this.svg.querySelector.bind(this.svg);
     this.layer = {
@@ -758,17 +763,17 @@
 
   // ------------------------------------------------------------------ input
   Figure.prototype.worldFromEvent = function (event) {
-    if (!this.screenToWorld || this.placedAt !== placement) {
+    var known = placed.get(this);
+    if (!known || known.at !== placement) {
       var m = this.world.getScreenCTM();
       if (!m) return null;
-      this.screenToWorld = m.inverse();
-      this.placedAt = placement;
-      if (resized && !this.watched) { resized.observe(this.svg); this.watched = true; }
+      known = { inverse: m.inverse(), at: placement };
+      placed.set(this, known);
     }
     var p = this.svg.createSVGPoint();
     p.x = event.clientX;
     p.y = event.clientY;
-    var w = p.matrixTransform(this.screenToWorld);
+    var w = p.matrixTransform(known.inverse);
     var e = this.extent;
     return [Math.max(-e, Math.min(e, w.x)), Math.max(-e, Math.min(e, w.y))];
   };
@@ -829,7 +834,7 @@
       var pole = onPole(event.target);
       var held = pole ? poleEl : ring;
       raw = false;
-      self.screenToWorld = null; // a press reads where the figure is now
+      placed.delete(self); // a press reads where the figure is now
       self.state.dragging = event.pointerId; // before focus: a drag's focus is no key's
       self.state.dragPole = pole;
       try { svg.setPointerCapture(event.pointerId); } catch (err) { /* synthetic */ }
