@@ -113,3 +113,33 @@ def test_the_lesson_bench_offers_a_real_touch_phone_run(capsys):
     with pytest.raises(SystemExit):
         lesson.main(["--help"])
     assert "--phone" in capsys.readouterr().out
+
+
+def test_the_lesson_bench_prints_input_to_paint_for_desktop_and_phone():
+    from ikchain.bench import lesson
+
+    def spans(frame_p95):
+        block = {"p50": 1.0, "p95": 2.0, "p99": 3.0, "max": 4.0, "n": 10}
+        out = {name: dict(block) for name in lesson.REDRAW_SPANS}
+        out["event_to_frame"] = {**block, "p95": frame_p95}
+        return {**out, "redraws": 10, "pointer_events": 10}
+
+    results = {
+        "frames": 10,
+        "warmup_frames": 1,
+        "goals_ms": {"server_p99": 2.0, "redraw_p99": 16.0},
+        "sections": {
+            key: {
+                "method": "ccd",
+                "bones": 2,
+                "iteration_budget": 64,
+                "server": {"p50": 0.1, "p99": 0.2, "max": 0.3, "n": 10, "iterations_p50": 3},
+                "browser": spans(p95),
+                "phone": spans(2 * p95),
+            }
+            for key, p95 in (("s21", 11.5), ("s22", 14.25))
+        },
+    }
+    text = lesson.format_results(results)
+    assert "browser: worst p95 14.25 ms (goal <= 16 ms)" in text
+    assert "phone: worst p95 28.50 ms (goal <= 33 ms)" in text

@@ -361,8 +361,38 @@ def test_motion_over_http_and_the_page_section(client):
     assert client.post("/api/frame", json={**MOTION, "budget": -1}).status_code == 400
     for lang in ("zh", "en"):
         html = client.get("/", params={"lang": lang}).text
-        assert 'id="s26"' in html and 'id="motion-tracking"' in html
+        assert 'id="s26"' in html and 'id="motion-player"' in html
         assert 'id="table-motion-tracking"' in html and "/static/motion.js" in html
+        # one player; 2.5 links to it with its preset
+        assert html.count('class="motion"') == 1
+        assert 'href="#motion-player" data-motion-preset="coherence"' in html
+
+
+def test_one_motion_player_and_2_5_opens_it_with_its_own_settings():
+    """Motion is shown by one player (2.6's); 2.5's fold on the frame before links to
+    it with the settings its Table ⑤c and chart were computed on."""
+    from ikchain.lesson.content import load_text, page_context
+
+    for lang in ("zh", "en"):
+        context = page_context(lang)
+        blocks = [(s["key"], b) for s in context["sections"] for b in s["blocks"]]
+        players = [b["motion"] for _, b in blocks if b["kind"] == "motion"]
+        assert [p["id"] for p in players] == [motion.MOTION_PLAYER["id"]]
+        links = [(key, b["link"]) for key, b in blocks if b["kind"] == "motion-link"]
+        assert [(key, link["preset"]) for key, link in links] == [("s25", "coherence")]
+        link = links[0][1]
+        assert link["player"] == players[0]["id"]
+        preset = players[0]["presets"]["coherence"]
+        assert {k: preset[k] for k in motion.MOTION_PRESETS["coherence"]} == (
+            motion.MOTION_PRESETS["coherence"]
+        )
+        assert preset["start"] == "cold" and preset["path"] == "figure8"
+        words = load_text(lang)["motion"]
+        assert words["start_cold"] in link["label"] and words["path_figure8"] in link["label"]
+        assert str(preset["budget"]) in link["label"]
+        # every setting the player offered before is still a control of the one player
+        assert set(players[0]["controls"]) == {"path", "speed", "budget", "start", "show"}
+        assert len(players[0]["shown"]) <= 3
 
 
 # ----------------------------------------------------------------- 2.5: joint limits

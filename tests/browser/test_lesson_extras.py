@@ -252,7 +252,7 @@ def motion_frame(page: Any, player: str) -> int:
 
 def test_motion_plays_the_servers_frames_with_a_trail(page: Any, server_url: str) -> None:
     open_lesson(page, server_url)
-    player = "motion-tracking"
+    player = "motion-player"
     data = start_motion(page, player)
     assert set(data["methods"]) == {"ccd", "fabrik", "dls"}
     first = motion_frame(page, player)
@@ -294,7 +294,7 @@ def test_motion_plays_the_servers_frames_with_a_trail(page: Any, server_url: str
 
 def test_motion_controls_ask_for_a_new_path(page: Any, server_url: str) -> None:
     open_lesson(page, server_url)
-    player = "motion-tracking"
+    player = "motion-player"
     start_motion(page, player)
     page.locator(f"#{player} select[name=path]").select_option("jump")
     page.locator(f"#{player} select[name=budget]").select_option("16")
@@ -313,7 +313,7 @@ def test_motion_controls_ask_for_a_new_path(page: Any, server_url: str) -> None:
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_motion_on_a_phone(browser: Any, server_url: str, lang: str) -> None:
     with phone_lesson(browser, server_url, lang) as page:
-        player = "motion-tracking"
+        player = "motion-player"
         button = page.locator(f"#{player} button[name=play]")
         button.scroll_into_view_if_needed()
         button.tap()
@@ -336,7 +336,7 @@ def test_motion_on_a_phone(browser: Any, server_url: str, lang: str) -> None:
 
 def test_motion_without_scripts_reads_whole(page_no_js: Any, server_url: str) -> None:
     page_no_js.goto(f"{server_url}/?lang=zh")
-    player = page_no_js.locator("#motion-tracking")
+    player = page_no_js.locator("#motion-player")
     assert player.locator("svg.motion-figure .trail").get_attribute("points").count(",") > 10
     assert player.locator(".motion-chart polyline.series").count() == 3
     assert page_no_js.locator("#table-motion-tracking tbody tr").count() == 3
@@ -503,12 +503,41 @@ def test_bend_control_is_off_while_limits_or_the_pull_pick_the_side(
     assert page.evaluate("id => window.__ikchainFigures[id].body()", fig)["bend"] is None
 
 
-def test_coherence_player_warm_against_cold(page: Any, server_url: str) -> None:
-    open_lesson(page, server_url)
-    player = "motion-coherence"
-    cold = start_motion(page, player)
-    assert cold["start"] == "cold"
-    page.locator(f"#{player} select[name=start]").select_option("warm")
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_2_5_opens_the_one_motion_player_cold_then_warm(
+    page_as_served: Any, server_url: str, lang: str
+) -> None:
+    """2.5's frame-before fold has no player of its own: its link opens 2.6's player
+    with the settings of Table ⑤c (cold starts on the figure-of-eight), unfolding the
+    control that shows the start; warm is then one choice away."""
+    page = page_as_served
+    open_lesson(page, server_url, lang)
+    assert page.locator(".motion").count() == 1
+    player = "motion-player"
+    page.locator("#s25-more-frames > summary").click()
+    link = page.locator("#s25-more-frames a[data-motion-preset=coherence]")
+    words = load_text(lang)["motion"]
+    assert words["start_cold"] in link.text_content()
+    more = page.locator(f"#{player} details.motion-more")
+    assert more.get_attribute("open") is None  # folded until a preset needs it
+    link.click()
+    page.wait_for_function(
+        """id => { const s = window.__ikchainMotions[id].state;
+                   return s.data && !s.waiting && s.playing; }""",
+        arg=player,
+    )
+    cold = page.evaluate("id => window.__ikchainMotions[id].state.data", player)
+    assert (cold["path"], cold["start"], cold["budget"]) == ("figure8", "cold", 16)
+    assert more.get_attribute("open") is not None
+    start = page.locator(f"#{player} select[name=start]")
+    assert start.input_value() == "cold"
+    assert page.locator(f"#{player} select[name=path]").input_value() == "figure8"
+    assert page.locator(f"#{player} select[name=budget]").input_value() == "16"
+    # the player is on screen, its Play (now Pause) focused
+    assert page.evaluate("document.activeElement.name") == "play"
+    top = page.locator(f"#{player}").evaluate("el => el.getBoundingClientRect().top")
+    assert -1 <= top < 900  # at the top of the screen, to a pixel
+    start.select_option("warm")
     page.wait_for_function(
         """id => { const s = window.__ikchainMotions[id].state;
                    return s.data && !s.waiting && s.data.start === 'warm'; }""",
@@ -519,6 +548,13 @@ def test_coherence_player_warm_against_cold(page: Any, server_url: str) -> None:
     assert warm["methods"]["ccd"]["joints"] != cold["methods"]["ccd"]["joints"]
 
 
+def test_motion_link_without_scripts_leads_to_the_player(page_no_js: Any, server_url: str) -> None:
+    page_no_js.goto(f"{server_url}/?lang=en")
+    link = page_no_js.locator("#s25 a[data-motion-preset=coherence]")
+    assert link.get_attribute("href") == "#motion-player"
+    assert page_no_js.locator("#motion-player svg.motion-figure").count() == 1
+
+
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_section_25_on_a_phone(browser: Any, server_url: str, lang: str) -> None:
     with phone_lesson(browser, server_url, lang) as page:
@@ -527,7 +563,7 @@ def test_section_25_on_a_phone(browser: Any, server_url: str, lang: str) -> None
         panel.locator("select[name=limits]").select_option("free")
         wait_idle(page, "fig-s25")
         assert page.locator("#fig-s25 .limits-layer").get_attribute("visibility") == "hidden"
-        for selector in ("#s25", "#fig-s25-choose", "#motion-coherence"):
+        for selector in ("#s25", "#fig-s25-choose", "#s25-more-frames"):
             sizes = page.locator(selector).evaluate("el => [el.scrollWidth, el.clientWidth]")
             assert sizes[0] <= sizes[1], selector
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)

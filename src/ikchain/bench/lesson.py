@@ -345,7 +345,38 @@ def format_results(results: dict[str, Any]) -> str:
         f"goals: server p99 <= {goals['server_p99']:g} ms, "
         f"drag-to-redraw p99 <= {goals['redraw_p99']:g} ms"
     )
+    lines += format_input_to_paint(results)
     return "\n".join(lines)
+
+
+#: Input-to-paint goals (event → next animation frame, p95), milliseconds.
+PAINT_GOALS_MS = {"browser": 16.0, "phone": 33.0}
+
+
+def format_input_to_paint(results: dict[str, Any]) -> list[str]:
+    """Event → next animation frame per section, desktop and phone (p50 / p95), with
+    where the time went (event → handler, round trip, update()): lines to print."""
+    runs = [kind for kind in PAINT_GOALS_MS if any(kind in r for r in results["sections"].values())]
+    if not runs:
+        return []
+    lines = ["", "Input to paint (event → next animation frame), p50 / p95 (ms)"]
+    for kind in runs:
+        worst = 0.0
+        for key, row in results["sections"].items():
+            spans = row.get(kind)
+            if not spans:
+                continue
+            frame, handler = spans["event_to_frame"], spans["event_to_handler"]
+            trip, update = spans["round_trip"], spans["update"]
+            worst = max(worst, frame["p95"])
+            lines.append(
+                f"{kind:<8}{key:<6}{frame['p50']:7.2f} /{frame['p95']:6.2f}   "
+                f"event→handler {handler['p50']:5.2f} /{handler['p95']:6.2f}   "
+                f"round trip {trip['p50']:5.2f} /{trip['p95']:6.2f}   "
+                f"update {update['p50']:5.2f} /{update['p95']:6.2f}"
+            )
+        lines.append(f"{kind}: worst p95 {worst:.2f} ms (goal <= {PAINT_GOALS_MS[kind]:g} ms)")
+    return lines
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -257,7 +257,7 @@ SECTIONS: tuple[Section, ...] = (
             ("text", "rest"),
             ("rest-table", ""),
             ("text", "coherence"),
-            ("motion", "coherence"),
+            ("motion-link", "coherence"),
             ("coherence-table", "coherence"),
             ("jumps-chart", "coherence"),
             ("text", "reading"),
@@ -460,6 +460,7 @@ class BlockKind:
 BLOCK_KINDS: tuple[BlockKind, ...] = (
     BlockKind("replay", replay.replay_block),
     BlockKind("motion", motion.motion_block),
+    BlockKind("motion-link", motion.motion_preset_link),
     BlockKind("motion-table", motion.motion_table, table=True),
     BlockKind("coherence-table", motion.coherence_table, table=True),
     BlockKind("jumps-chart", motion.jumps_chart),
@@ -570,7 +571,7 @@ def _page_context(lang: str) -> dict[str, Any]:
             }
         )
     other = LANGS[1 - LANGS.index(lang)]
-    # the motion players' defaults and options, for motion.js
+    # the motion player's defaults, presets and options, for motion.js
     motions = {
         block["motion"]["id"]: {
             k: v for k, v in block["motion"].items() if k not in ("svg", "chart")

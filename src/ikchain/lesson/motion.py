@@ -40,7 +40,7 @@ FRAMES_PER_LAP = (60, 120, 240)
 BUDGETS = (1, 2, 4, 8, 16, 64)
 #: Caps on one request: frames per lap, and bones × iterations × frames × methods. The
 #: work cap keeps a motion at the caps within the 50 ms budget at load average 2
-#: (``ikchain bench caps``); the page's players (3 bones, at most 480 frames × 64
+#: (``ikchain bench caps``); the page's player (3 bones, at most 480 frames × 64
 #: iterations × 3 methods = 276,480) stay within it.
 MAX_FRAMES_PER_LAP = 240
 MAX_BUDGET = 64
@@ -268,10 +268,13 @@ def format_summary(s: dict[str, float]) -> dict[str, str]:
     }
 
 
-# -- The page's motion blocks (2.5's coherence player, 2.6's tracking player) ---------
+# -- The page's one motion player, and the settings other sections open it with -----
 
-#: The motion players on the page: their default state and the controls they show.
-MOTION_PLAYERS: dict[str, dict[str, Any]] = {
+#: The settings a learner can open the player with: ``tracking`` is the player's own
+#: default (2.6: how fast each method keeps up), ``coherence`` the frame-before
+#: chooser of 2.5 (a figure-of-eight with cold starts, where the pose can jump). The
+#: tables and the chart of 2.5 are computed on the ``coherence`` settings.
+MOTION_PRESETS: dict[str, dict[str, Any]] = {
     "tracking": {
         "bones": 3,
         "path": "circle",
@@ -279,7 +282,6 @@ MOTION_PLAYERS: dict[str, dict[str, Any]] = {
         "budget": 4,
         "start": "warm",
         "show": "ccd",
-        "controls": ("path", "speed", "budget", "show"),
     },
     "coherence": {
         "bones": 3,
@@ -288,14 +290,21 @@ MOTION_PLAYERS: dict[str, dict[str, Any]] = {
         "budget": 16,
         "start": "cold",
         "show": "ccd",
-        "controls": ("start", "path", "budget", "show"),
     },
+}
+#: The one player: its id, the controls it offers (every
+#: setting a preset may change), and the ones shown beside Play (the rest fold under
+#: its "more" disclosure, which a preset opens when it changes one of them).
+MOTION_PLAYER: dict[str, Any] = {
+    "id": "motion-player",
+    "controls": ("path", "budget", "show", "speed", "start"),
+    "shown": ("path", "budget", "show"),
 }
 
 
 def motion_default(name: str, text: dict[str, Any]) -> dict[str, Any]:
-    """The default run of motion player ``name`` (:func:`motion_view`)."""
-    d = MOTION_PLAYERS[name]
+    """The run of preset ``name`` (:func:`motion_view`)."""
+    d = MOTION_PRESETS[name]
     chain = Chain(LENGTHS_BY_BONES[d["bones"]])
     request = motion_request(chain, d["path"], d["frames_per_lap"], d["budget"], d["start"])
     return motion_view(request, motion_words(text))
@@ -309,10 +318,12 @@ def motion_words(text: dict[str, Any]) -> dict[str, str]:
 
 
 def motion_block(name: str, section: Any, text: dict[str, Any], figure: Any) -> dict[str, Any]:
-    """A motion player: its default run drawn at the last frame, chart and controls."""
-    d = MOTION_PLAYERS[name]
+    """The motion player: its default run drawn at the last frame, chart and controls
+    (``name`` is the preset it opens with); every preset's settings ride along, for the
+    links that open the player with them (:func:`motion_preset_link`)."""
+    d = MOTION_PRESETS[name]
     view = motion_default(name, text)
-    player_id = f"motion-{name}"
+    player_id = MOTION_PLAYER["id"]
     last = view["frames"] - 1
     svg = plots.svg_from_motion(
         view, d["show"], last, figure_id=player_id, title=text["motion"]["title"]
@@ -327,11 +338,10 @@ def motion_block(name: str, section: Any, text: dict[str, Any], figure: Any) -> 
             "id": player_id,
             "svg": svg,
             "chart": view["chart"],
-            "defaults": {
-                **{k: v for k, v in d.items() if k != "controls"},
-                "lengths": list(LENGTHS_BY_BONES[d["bones"]]),
-            },
-            "controls": list(d["controls"]),
+            "defaults": preset_state(name),
+            "presets": {key: preset_state(key) for key in MOTION_PRESETS},
+            "controls": list(MOTION_PLAYER["controls"]),
+            "shown": list(MOTION_PLAYER["shown"]),
             # the radius of a joint mark the script adds (m), as the server draws them
             "joint_r": STYLE["joint_r"],
             "options": {
@@ -346,10 +356,36 @@ def motion_block(name: str, section: Any, text: dict[str, Any], figure: Any) -> 
     }
 
 
+def preset_state(name: str) -> dict[str, Any]:
+    """Preset ``name`` as the player's state holds it (the chain's lengths included)."""
+    d = MOTION_PRESETS[name]
+    return {**d, "lengths": list(LENGTHS_BY_BONES[d["bones"]])}
+
+
+def motion_preset_link(
+    name: str, section: Any, text: dict[str, Any], figure: Any
+) -> dict[str, Any]:
+    """A link that opens the one motion player with preset ``name``: with scripts on it
+    sets the player to those settings and plays them; with scripts off it leads to the
+    player (the tables beside the link hold that preset's numbers)."""
+    d = MOTION_PRESETS[name]
+    words = text["motion"]
+    label = fill(
+        words[f"preset_{name}"],
+        path=words[f"path_{d['path']}"],
+        budget=d["budget"],
+        start=words[f"start_{d['start']}"],
+    )
+    return {
+        "kind": "motion-link",
+        "link": {"player": MOTION_PLAYER["id"], "preset": name, "label": label},
+    }
+
+
 def motion_table(name: str, section: Any, text: dict[str, Any], figure: Any) -> dict[str, Any]:
     """The table of a motion player's default run: the last lap, per method."""
     view = motion_default(name, text)
-    d = MOTION_PLAYERS[name]
+    d = MOTION_PRESETS[name]
     _, tracks = tracked(
         tuple(LENGTHS_BY_BONES[d["bones"]]), d["path"], d["frames_per_lap"], d["budget"], d["start"]
     )
@@ -388,8 +424,8 @@ JUMP_DEGREES = 30.0
 
 
 def coherence_table(name: str, section: Any, text: dict[str, Any], figure: Any) -> dict[str, Any]:
-    """Table ⑤c: warm against cold starts on the coherence player's default path."""
-    d = MOTION_PLAYERS[name]
+    """Table ⑤c: warm against cold starts on the coherence preset's path."""
+    d = MOTION_PRESETS[name]
     lengths = tuple(LENGTHS_BY_BONES[d["bones"]])
     rows, values = [], []
     words = text["motion"]
@@ -424,13 +460,13 @@ def coherence_table(name: str, section: Any, text: dict[str, Any], figure: Any) 
 def jumps_chart(name: str, section: Any, text: dict[str, Any], figure: Any) -> dict[str, Any]:
     """The chart under Table ⑤d: per frame of the counted lap, the largest joint turn
     since the frame before (the quantity the table's columns sum up), for the method
-    the player draws first, warm and cold."""
-    d = MOTION_PLAYERS[name]
+    the preset draws, warm and cold."""
+    d = MOTION_PRESETS[name]
     lengths = tuple(LENGTHS_BY_BONES[d["bones"]])
     lap = d["frames_per_lap"]
     words, page = text[section.key], text["motion"]
     series = []
-    method = d["show"]  # the chain the player draws first: one method, warm and cold
+    method = d["show"]  # the chain the preset draws: one method, warm and cold
     for start in STARTS:
         _, tracks = tracked(lengths, d["path"], lap, d["budget"], start)
         jumps = last_lap(tracks[method].joint_jumps_deg(), lap)

@@ -172,6 +172,29 @@
   // ------------------------------------------------------------------ helpers
   function copy(value) { return JSON.parse(JSON.stringify(value)); }
 
+  // Where the figures sit on screen changes only when the page scrolls or something
+  // is resized: until then a figure keeps the matrix from screen to world it last
+  // read (reading it after update() has written the figure forces the browser to lay
+  // the page out again, once per pointer event of a drag).
+  var placement = 0;
+  function moved() { placement += 1; }
+  // figure -> {inverse: the screen-to-world matrix, at: the placement it was read at};
+  // kept beside the figures, not in their state: it is the browser's layout, not the
+  // lesson's
+  var placed = new WeakMap();
+  window.addEventListener("scroll", moved, { passive: true, capture: true });
+  window.addEventListener("resize", moved);
+  // A figure resized (its column, a font): the observer's first call only reports
+  // the size it starts from.
+  var sizes = new WeakMap();
+  var resized = window.ResizeObserver ? new ResizeObserver(function (entries) {
+    entries.forEach(function (entry) {
+      var size = entry.contentRect.width + "x" + entry.contentRect.height;
+      if (sizes.has(entry.target) && sizes.get(entry.target) !== size) moved();
+      sizes.set(entry.target, size);
+    });
+  }) : null;
+
   // When an input happened (the event's own time stamp) and when we handled it.
   function stamp(event) {
     var now = performance.now();
@@ -211,6 +234,7 @@
     this.defaults = spec.defaults || {};
     this.svg = el.querySelector("svg.ik-figure");
     this.world = this.svg.querySelector("g.world");
+    if (resized) resized.observe(this.svg);
     this.extent = parseFloat(this.svg.getAttribute("data-extent")) || 2;
     var q = this.svg.querySelector.bind(this.svg);
     this.layer = {
@@ -739,12 +763,17 @@
 
   // ------------------------------------------------------------------ input
   Figure.prototype.worldFromEvent = function (event) {
-    var m = this.world.getScreenCTM();
-    if (!m) return null;
+    var known = placed.get(this);
+    if (!known || known.at !== placement) {
+      var m = this.world.getScreenCTM();
+      if (!m) return null;
+      known = { inverse: m.inverse(), at: placement };
+      placed.set(this, known);
+    }
     var p = this.svg.createSVGPoint();
     p.x = event.clientX;
     p.y = event.clientY;
-    var w = p.matrixTransform(m.inverse());
+    var w = p.matrixTransform(known.inverse);
     var e = this.extent;
     return [Math.max(-e, Math.min(e, w.x)), Math.max(-e, Math.min(e, w.y))];
   };
@@ -795,6 +824,7 @@
     svg.addEventListener("touchend", fingerUp);
     svg.addEventListener("touchcancel", fingerUp);
 
+    var raw = false; // this drag's moves come as pointerrawupdate (see below)
     svg.addEventListener("pointerdown", function (event) {
       if (event.button !== undefined && event.button > 0) return;
       // A finger that lands off the ring is scrolling the page (see touchstart above);
@@ -803,6 +833,8 @@
       event.preventDefault();
       var pole = onPole(event.target);
       var held = pole ? poleEl : ring;
+      raw = false;
+      placed.delete(self); // a press reads where the figure is now
       self.state.dragging = event.pointerId; // before focus: a drag's focus is no key's
       self.state.dragPole = pole;
       try { svg.setPointerCapture(event.pointerId); } catch (err) { /* synthetic */ }
@@ -812,10 +844,19 @@
       self.state.resting = 0;
       self.drag(self.worldFromEvent(event), stamp(event));
     });
+    // A drag is answered from pointerrawupdate where the browser has it: it arrives as
+    // soon as the input does, while pointermove waits for the next animation frame, so
+    // the answer could only be drawn a frame later (the server answers in well under a
+    // frame). pointermove then only keeps the page from acting on the drag.
+    svg.addEventListener("pointerrawupdate", function (event) {
+      if (self.state.dragging !== event.pointerId) return;
+      raw = true;
+      self.drag(self.worldFromEvent(event), stamp(event));
+    });
     svg.addEventListener("pointermove", function (event) {
       if (self.state.dragging !== event.pointerId) return;
       event.preventDefault();
-      self.drag(self.worldFromEvent(event), stamp(event));
+      if (!raw) self.drag(self.worldFromEvent(event), stamp(event));
     });
     function end(event) {
       if (self.state.dragging !== event.pointerId) return;

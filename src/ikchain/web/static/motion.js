@@ -1,6 +1,8 @@
-/* ikchain lesson page: moving-target players (drawing only).
+/* ikchain lesson page: the moving-target player (drawing only).
  *
- * A player asks the server (kind "motion" on the frame channel) to track a preset
+ * The page has one player (2.6); other sections open it with a preset (a link with
+ * data-motion-preset: 2.5's cold-started figure-of-eight), whose settings are the
+ * server's (API.data.motions[id].presets). The player asks the server (kind "motion" on the frame channel) to track a preset
  * path with CCD, FABRIK and damped least squares, each frame on an iteration budget,
  * and plays back what comes back: every method's joints on every frame, its error
  * (formatted), the chart (SVG) and each frame's cursor position on it. Playing picks
@@ -8,7 +10,7 @@
  * an angle, an error or a chart coordinate. The tip trail is the server's tips of the
  * last lap, up to the frame shown.
  *
- * One state per player, one update() that redraws every layer from it.
+ * One state, one update() that redraws every layer from it, the controls' values too.
  */
 (function () {
   "use strict";
@@ -51,6 +53,30 @@
     this.bind();
     this.controls.disabled = false;
   }
+
+  // Open the player with preset `name` (the server's settings): its controls show
+  // them (a folded one unfolds), and the player plays them from the first frame.
+  Player.prototype.preset = function (name) {
+    var p = this.spec.presets && this.spec.presets[name];
+    if (!p) return false;
+    var s = this.state;
+    var more = this.el.querySelector(".motion-more");
+    var self = this;
+    ["path", "frames_per_lap", "budget", "start", "show"].forEach(function (k) {
+      if (s[k] === p[k]) return;
+      var control = self.controls.querySelector('[name="' + k + '"]');
+      if (more && control && more.contains(control)) more.open = true;
+    });
+    s.path = p.path; s.frames_per_lap = p.frames_per_lap; s.budget = p.budget;
+    s.start = p.start; s.show = p.show; s.lengths = p.lengths;
+    this.pause();
+    s.frame = 0;
+    s.playing = true;
+    if (!s.data || s.dataKey !== this.key()) this.request(); // a reply on its way is outdated
+    else this.startClock();
+    this.update();
+    return true;
+  };
 
   // What the server's answer depends on: when it changes, ask again.
   Player.prototype.key = function () {
@@ -195,6 +221,12 @@
     play.setAttribute("aria-pressed", s.playing ? "true" : "false");
     var scrub = this.controls.querySelector('[name="scrub"]');
     scrub.disabled = !data || stale;
+    var settings = { path: s.path, frames_per_lap: s.frames_per_lap, budget: s.budget, start: s.start, show: s.show };
+    var selects = this.controls.querySelectorAll("select");
+    for (var c = 0; c < selects.length; c++) {
+      var want = String(settings[selects[c].name]);
+      if (selects[c].value !== want) selects[c].value = want;
+    }
 
     var text = null;
     if (s.waiting) text = WORDS.waiting;
@@ -262,6 +294,17 @@
       var player = new Player(el, spec);
       players[el.id] = player;
       player.update();
+    });
+    // A link that opens the player with a preset: set it, play it, bring it into view
+    // (without scripts the link only leads to the player).
+    document.addEventListener("click", function (event) {
+      var link = event.target.closest && event.target.closest("a[data-motion-preset]");
+      if (!link) return;
+      var player = players[link.getAttribute("data-motion-player")];
+      if (!player || !player.preset(link.getAttribute("data-motion-preset"))) return;
+      event.preventDefault();
+      player.el.scrollIntoView({ block: "start" });
+      player.controls.querySelector('[name="play"]').focus({ preventScroll: true });
     });
   }
 
