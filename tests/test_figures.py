@@ -274,4 +274,4 @@ def test_page_figures_are_drawn_from_their_default_frames() -> None:
             ]
             seen += 1
     # every section with a drag figure (2.6 plays a path instead)
-    assert seen == sum(s.live_figure for s in content.SECTIONS) == 6
+    assert seen == sum(s.live_figure for s in content.SECTIONS) == 7
