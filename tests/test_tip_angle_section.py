@@ -147,8 +147,9 @@ def test_a_frame_takes_the_angle_and_costs_what_an_analytic_frame_costs() -> Non
     _, plain = protocol.parse_frame(json.loads(json.dumps({**FRAME, "lengths": [0.8, 0.6]})))
     assert work == 3 * 1 and plain == 2 * 1  # bones × one closed-form "iteration"
     assert frame(angle=0.4)["result"]["angles"] == (
-        ikchain.solve(ikchain.Chain(LENGTHS), [0.7, 0.6], "analytic", angle=0.4, bend=1)
-        .angles.tolist()
+        ikchain.solve(
+            ikchain.Chain(LENGTHS), [0.7, 0.6], "analytic", angle=0.4, bend=1
+        ).angles.tolist()
     )
     # without an angle a frame has no hand
     two = protocol.frame_reply(json.dumps({**FRAME, "lengths": [0.8, 0.6]}))

@@ -238,7 +238,8 @@ SECTIONS: tuple[Section, ...] = (
     ),
     # 2.8, after reachability (2.4), whose annulus it moves to the wrist; numbered
     # after the sections before it so that their numbers and anchors stay put. Its
-    # figure and question fold: the main path's word budget has room for its idea only.
+    # figure and its reading fold: the main path's word budget has room for its idea
+    # and its question only.
     Section(
         "s28",
         "2.8",
@@ -256,7 +257,7 @@ SECTIONS: tuple[Section, ...] = (
             ("text", "reading"),
             ("predict", ""),
         ),
-        folds=(Fold("turn", 1, 4),),
+        folds=(Fold("turn", 1, 3),),
     ),
     Section(
         "s25",
