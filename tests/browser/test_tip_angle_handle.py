@@ -129,6 +129,9 @@ def test_the_knob_turns_by_whole_degrees_from_the_keyboard(page: Any, server_url
     assert got["frame"]["readings"]["hand_angle"] == "50.0°"
     check_against_the_server(got)
     assert page.locator(f"#{FIG} .knob").get_attribute("aria-valuetext") == "50.0°"
+    # a screen reader hears the same status the row shows
+    said = page.locator(f"#{FIG} .readings-live").text_content() or ""
+    assert said.endswith(load_text("en")["readings"]["hand_yes"].replace("%hand_angle%", "50.0°"))
 
 
 def test_a_finger_turns_the_hand_on_a_phone_without_scrolling(

@@ -704,6 +704,7 @@
     var rd = this.state.frame.readings;
     var st = this.state.frame.result.status;
     var status = (LABELS.status && LABELS.status[st]) || st;
+    if (rd.hand_reach) status = fill(R["hand_" + rd.hand_reach], rd); // 2.8, as the status row
     var text = R.target + " " + rd.target + "; " + R.error + " " + rd.error + "; " + R.status + " " + status;
     if (this.liveEl.textContent !== text) this.liveEl.textContent = text;
   };
