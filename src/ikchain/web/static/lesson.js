@@ -279,8 +279,6 @@
     this.bind();
   }
 
-  // The pole handle and its checkbox, made here (with scripts off there is nothing to
-  // move them): a small diamond in the world, a slider like the ring.
   // A handle in the world, a slider like the ring, with the ring's hit area: a group of
   // class `cls` holding circle.{cls}-hit and `shape` (class {cls}-handle). Returns both.
   Figure.prototype.makeHandle = function (cls, label, shape) {
@@ -311,13 +309,14 @@
     this.layer.knobHandle = made.handle;
   };
 
+  // The pole handle and its checkbox, made here (with scripts off there is nothing to
+  // move them): a small diamond in the world, a slider like the ring.
   Figure.prototype.makePole = function () {
     this.layer.pole = null;
     if (!this.options.pole || !this.controls) return;
     var C = LABELS.controls || {};
     var made = this.makeHandle("pole", C.pole, "polygon");
-    var g = made.g;
-    this.layer.pole = g;
+    this.layer.pole = made.g;
     this.layer.poleHit = made.hit;
     this.layer.poleHandle = made.handle;
     var label = document.createElement("label");
