@@ -112,12 +112,18 @@ def test_script_selectors_exist_in_server_markup() -> None:
     # 2.2's manipulability ellipse is drawn only in the figure that asks for it (the
     # script updates it where it is there): every other class is in every figure
     ellipse = {"ellipse", "ellipse-shape", "ellipse-axis"}
-    assert ellipse <= wanted
-    assert wanted - ellipse <= classes and not ellipse & classes
+    # and 2.8's wrist and hand only in the figure whose frame has a hand
+    hand = {"wrist-reach", "hand", "hand-line", "hand-arrow", "wrist-point"}
+    assert ellipse <= wanted and hand <= wanted
+    assert wanted - ellipse - hand <= classes and not (ellipse | hand) & classes
     with_ellipse = {**TWO_BONES, "ellipse": ELLIPSE}
     root = parse(figures.svg_from_frame(with_ellipse, figure_id="f", ellipse=True))
     classes = {c for el in root.iter() for c in (el.get("class") or "").split()}
-    assert wanted <= classes
+    assert wanted - hand <= classes
+    hand_view = {"wrist": [0.5, 0.3], "inner": 0.15, "outer": 1.05, "knob": [0.9, 0.9]}
+    root = parse(figures.svg_from_frame({**TWO_BONES, "hand": hand_view}, figure_id="f"))
+    classes = {c for el in root.iter() for c in (el.get("class") or "").split()}
+    assert wanted - ellipse <= classes
 
 
 def test_numbers_are_placed_exactly() -> None:
@@ -274,4 +280,4 @@ def test_page_figures_are_drawn_from_their_default_frames() -> None:
             ]
             seen += 1
     # every section with a drag figure (2.6 plays a path instead)
-    assert seen == sum(s.live_figure for s in content.SECTIONS) == 6
+    assert seen == sum(s.live_figure for s in content.SECTIONS) == 7

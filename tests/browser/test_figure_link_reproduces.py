@@ -59,6 +59,7 @@ def frame_of(page: Any, fig: str) -> dict[str, Any]:
             const q = s => document.querySelector('#' + id + ' ' + s).textContent;
             return {joints: r.joints, status: r.status, iterations: r.iterations,
                     target: r.target, method: r.method, pole: f.state.pole,
+                    angle: f.state.angle,
                     shown_status: q('[data-reading=status]'),
                     shown_error: q('[data-reading=error]')};
         }""",
@@ -116,6 +117,15 @@ def s27(page: Any) -> None:
     keys(page, "fig-s27", "ArrowLeft", "ArrowUp")
 
 
+def s28(page: Any) -> None:
+    page.locator("#fig-s28 select[name='bend']").select_option("-1")
+    knob = page.locator("#fig-s28 .knob")
+    knob.focus()
+    for _ in range(3):
+        page.keyboard.press("Shift+ArrowLeft")  # the hand turned 45° clockwise
+    keys(page, "fig-s28", "ArrowLeft", "ArrowUp")
+
+
 ACTIONS: dict[str, Callable[[Any], None]] = {
     "s21": s21,
     "s22": s22,
@@ -123,6 +133,7 @@ ACTIONS: dict[str, Callable[[Any], None]] = {
     "s24": s24,
     "s25": s25,
     "s27": s27,
+    "s28": s28,
 }
 
 
@@ -147,6 +158,8 @@ def test_the_link_shows_the_same_figure_in_another_browser(
     assert sent["joints"] != default["joints"]  # the action moved the figure
     if key == "s27":
         assert sent["pole"] is not None and sent["pole"] != default["pole"]
+    if key == "s28":
+        assert sent["angle"] is not None and sent["angle"] != default["angle"]
     href = link_of(page, fig)
     assert href.startswith(f"#{key}?")
     other = browser.new_context(viewport={"width": 1280, "height": 900})
@@ -170,6 +183,7 @@ def test_the_link_shows_the_same_figure_in_another_browser(
     assert got["iterations"] == sent["iterations"]
     assert got["target"] == sent["target"]
     assert got["pole"] == sent["pole"]  # on, and where it was dragged (2.7)
+    assert got["angle"] == sent["angle"]  # the hand's angle, as turned (2.8)
     assert len(got["joints"]) == len(sent["joints"])
     for a, b in zip(got["joints"], sent["joints"], strict=True):
         assert abs(a[0] - b[0]) <= TOL and abs(a[1] - b[1]) <= TOL, (a, b)

@@ -23,7 +23,7 @@ from .test_lesson_extras import phone_lesson, replay_index
 from .test_lesson_page import open_lesson, reading, screen_from_world, wait_idle
 
 PHONE = {"width": 390, "height": 844}
-FIGURES = ("fig-s21", "fig-s22", "fig-s23", "fig-s24", "fig-s25", "fig-s27")
+FIGURES = ("fig-s21", "fig-s22", "fig-s23", "fig-s24", "fig-s28", "fig-s25", "fig-s27")
 KEY_READINGS = ("error", "iterations", "status")
 #: How far (CSS px) the drawn ring may end from where the finger was lifted.
 FINGER_PX = 3.0

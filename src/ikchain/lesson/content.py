@@ -19,6 +19,7 @@ from ikchain.caps import CAPS
 from ikchain.chain import Chain
 from ikchain.lesson import (
     figures,
+    hand,
     limits_page,
     motion,
     precomputed,
@@ -123,6 +124,7 @@ class Section:
     #: the figure's controls, when not COMMON_CONTROLS (then extra_controls follow)
     controls: tuple[str, ...] | None = None
     pole: bool = False  # the figure offers the pole handle (two bones only)
+    hand: bool = False  # the figure has the hand's angle handle (2.8: angle=, 3 bones)
     folds: tuple[Fold, ...] = ()
 
 
@@ -233,6 +235,29 @@ SECTIONS: tuple[Section, ...] = (
             ("predict", ""),
         ),
         folds=(Fold("lengths", 4, 5), Fold("soft", 6, 9)),
+    ),
+    # 2.8, after reachability (2.4), whose annulus it moves to the wrist; numbered
+    # after the sections before it so that their numbers and anchors stay put. Its
+    # figure and its reading fold: the main path's word budget has room for its idea
+    # and its question only.
+    Section(
+        "s28",
+        "2.8",
+        "hand",
+        3,
+        "analytic",
+        (0.7, 0.6),
+        methods=("analytic",),
+        controls=("bend",),
+        shown=("bend",),
+        hand=True,
+        blocks=(
+            ("text", "intro"),
+            ("figure", ""),
+            ("text", "reading"),
+            ("predict", ""),
+        ),
+        folds=(Fold("turn", 1, 3),),
     ),
     Section(
         "s25",
@@ -368,8 +393,9 @@ def chart_view(text: dict[str, Any]) -> dict[str, Any]:
 
 
 def figure_defaults(section: Section) -> dict[str, Any]:
-    """The default state of a section's figure, as the page script holds it."""
-    return {
+    """The default state of a section's figure, as the page script holds it (2.8's
+    adds the hand's ``angle``, rad)."""
+    defaults = {
         "lengths": list(LENGTHS_BY_BONES[section.bones]),
         "bones": section.bones,
         "method": section.method,
@@ -381,6 +407,9 @@ def figure_defaults(section: Section) -> dict[str, Any]:
         "smoothing": section.smoothing,
         "init": None,
     }
+    if section.hand:
+        defaults["angle"] = hand.DEFAULT_ANGLE
+    return defaults
 
 
 def default_frame(section: Section) -> dict[str, Any]:
@@ -388,6 +417,8 @@ def default_frame(section: Section) -> dict[str, Any]:
     defaults = figure_defaults(section)
     if section.method == "analytic":
         options = {"bend": defaults["bend"]}
+        if section.hand:
+            options["angle"] = defaults["angle"]
     else:
         options = {
             "max_iterations": defaults["iterations"],
@@ -424,6 +455,8 @@ def figure_view(section: Section, text: dict[str, Any]) -> dict[str, Any]:
             "stall": {"target": list(STALL_TARGET), "init": [0.0, 0.0]},
             # the pole handle's start, in the figures that have one (else None)
             "pole": list(POLE_DEFAULT) if section.pole else None,
+            # 2.8: the hand's handle, its knob this far from the ring (else None)
+            "hand": {"knob": hand.KNOB_DISTANCE} if section.hand else None,
         },
     }
     title = text[section.key]["heading"]

@@ -17,9 +17,14 @@ Figure structure (ids are prefixed with the figure id, e.g. ``fig-s21``)::
         g.ellipse           2.2 only: the manipulability ellipse at the tip (frame.ellipse)
           ellipse.ellipse-shape  radii scale·σ₁, scale·σ₂, turned to the long axis
           line.ellipse-axis      the long axis, end to end (all that is left when σ₂ = 0)
+        path.wrist-reach    2.8 only: the annulus the wrist can reach (frame.hand)
         polyline.bones      root, joints..., tip
         line.gap            tip -> target (hidden unless frame.gap), over the bones
         g.joints            circle.joint per inner joint (data-index 1..n-1)
+        g.hand              2.8 only: the hand's line through the wrist point
+          line.hand-line      wrist point -> target (dashed): where the last bone must lie
+          line.hand-arrow     target -> the knob, the hand's direction
+          circle.wrist-point  target - l3 (cos φ, sin φ)
         circle.root
         circle.tip
         circle.pointer      where the pointer is while a smoothed target eases (hidden)
@@ -52,6 +57,7 @@ STYLE = {
     "circle_width": 0.008,
     "gap_width": 0.012,
     "ellipse_width": 0.008,
+    "wrist_r": 0.032,
 }
 
 METHOD_COLOURS = {
@@ -183,6 +189,7 @@ def svg_from_frame(
             visibility=None if inner > 0 else "hidden",
         ),
         *(ellipse_svg(frame["ellipse"]) if ellipse else []),
+        *(wrist_reach_svg(frame["hand"]) if frame.get("hand") else []),
         _empty(
             "polyline",
             class_="bones",
@@ -221,6 +228,7 @@ def svg_from_frame(
             for i, (x, y) in enumerate(joints[1:-1], start=1)
         )
         + "</g>",
+        *(hand_svg(frame["hand"], target) if frame.get("hand") else []),
         _empty("circle", class_="root", cx=0, cy=0, r=s["root_r"], fill="#2d3748"),
         _empty(
             "circle", class_="tip", cx=_num(tip[0]), cy=_num(tip[1]), r=s["tip_r"], fill="#c53030"
@@ -263,6 +271,79 @@ def svg_from_frame(
         "</svg>",
     ]
     return "\n".join(lines)
+
+
+def annulus_path(inner: float, outer: float) -> str:
+    """An annulus centred on the root as one SVG path (fill-rule evenodd): each circle
+    as two half arcs. The page's script writes the same text (String() of each)."""
+    parts = []
+    for r in (outer, inner):
+        a, b = _num(r), _num(-r)
+        parts.append(f"M {a} 0 A {a} {a} 0 1 0 {b} 0 A {a} {a} 0 1 0 {a} 0 Z")
+    return " ".join(parts)
+
+
+def wrist_reach_svg(view: Mapping[str, Any]) -> list[str]:
+    """2.8: the annulus the wrist can reach (``frame["hand"]``, see
+    :func:`ikchain.lesson.hand.hand_view`), under the bones."""
+    return [
+        _empty(
+            "path",
+            class_="wrist-reach",
+            d=annulus_path(float(view["inner"]), float(view["outer"])),
+            fill="#2c7a7b",
+            fill_opacity=0.1,
+            fill_rule="evenodd",
+            stroke="#2c7a7b",
+            stroke_width=STYLE["circle_width"],
+            aria_hidden="true",
+        )
+    ]
+
+
+def hand_svg(view: Mapping[str, Any], target: Sequence[float]) -> list[str]:
+    """2.8: the ``g.hand`` group (see the module docstring): where the wrist must be
+    and the hand's direction, all from ``frame["hand"]``."""
+    s = STYLE
+    wx, wy = (_num(v) for v in view["wrist"])
+    tx, ty = (_num(v) for v in target)
+    kx, ky = (_num(v) for v in view["knob"])
+    return [
+        '<g class="hand" aria-hidden="true">',
+        _empty(
+            "line",
+            class_="hand-line",
+            x1=wx,
+            y1=wy,
+            x2=tx,
+            y2=ty,
+            stroke="#2c7a7b",
+            stroke_width=s["circle_width"] * 1.5,
+            stroke_dasharray="0.03 0.02",
+        ),
+        _empty(
+            "line",
+            class_="hand-arrow",
+            x1=tx,
+            y1=ty,
+            x2=kx,
+            y2=ky,
+            stroke="#2c7a7b",
+            stroke_width=s["circle_width"] * 2,
+            stroke_linecap="round",
+        ),
+        _empty(
+            "circle",
+            class_="wrist-point",
+            cx=wx,
+            cy=wy,
+            r=s["wrist_r"],
+            fill="#fff",
+            stroke="#2c7a7b",
+            stroke_width=s["circle_width"] * 2,
+        ),
+        "</g>",
+    ]
 
 
 def ellipse_attributes(view: Mapping[str, Any]) -> dict[str, dict[str, str]]:

@@ -33,6 +33,7 @@ from ikchain.kinematics import (
     manipulability_from_angles,
     wrap_angle,
 )
+from ikchain.lesson.hand import hand_readings, hand_view
 from ikchain.lesson.limits import held_joints, limits_view
 from ikchain.result import Result
 from ikchain.solvers import DEFAULT_MAX_ITERATIONS, METHODS, OPTIONS, solve
@@ -183,12 +184,18 @@ def frame_from_request(request: FrameRequest) -> dict[str, Any]:
     # one SVD for the ellipse and the condition number it shows
     manipulability = manipulability_from_angles(chain.lengths, result.angles)
     condition = float(condition_from_manipulability(manipulability))
+    readings = readings_from_result(result, chain, iterations, condition)
+    # 2.8: the hand's angle (angle=), its wrist and the ring the wrist can reach
+    angle = solve_request.options.get("angle")
+    hand = None if angle is None else hand_view(chain, result, float(angle))
+    if hand is not None:
+        readings.update(hand_readings(hand, chain))
     return {
         # the solved target, reachable and status are the result's (result.target is
         # the smoothed target when smoothing is on: where the ring is drawn)
         "result": result.as_dict(),
         "reach": {"inner": chain.inner_radius, "outer": chain.outer_radius},
-        "readings": readings_from_result(result, chain, iterations, condition),
+        "readings": readings,
         # the line from the tip to the target: whenever the solve stopped short of it
         # (out of reach, stalled, or at the iteration limit), not only out of reach
         "gap": not result.reachable or str(result.status) != "converged",
@@ -199,6 +206,7 @@ def frame_from_request(request: FrameRequest) -> dict[str, Any]:
         "limits": limits_view(chain, result.angles, result.at_limit),
         # 2.2: the manipulability ellipse at the tip, as drawn
         "ellipse": ellipse_view(chain, result, manipulability=manipulability),
+        "hand": hand,
     }
 
 

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 import ikchain
-from ikchain.formatting import format_count, format_number
+from ikchain.formatting import format_count, format_number, format_point
 from ikchain.lesson.frames import FRAME_ITERATIONS
 from ikchain.lesson.tables import LENGTHS_BY_BONES, TOLERANCE, lesson_chain, table_facts
 
@@ -27,6 +27,10 @@ FIGURE_TARGET = (1.0, 0.6)
 POLE_RIGHT = (0.9, -0.3)
 #: 2.5's question's target: inside the dashed circle, below the shoulder's limit.
 LIMITED_TARGET = (0.3, -0.6)
+#: 2.8's question: a ring well inside the dashed circle, the hand pointing back at the
+#: root (its angle, rad).
+HAND_TARGET = (0.9, 0.0)
+HAND_ANGLE = math.pi
 
 
 def _point(p: tuple[float, float]) -> str:
@@ -125,6 +129,25 @@ def _s27() -> tuple[int, dict[str, str]]:
     }
 
 
+def _s28() -> tuple[int, dict[str, str]]:
+    from ikchain.lesson.hand import hand_view
+
+    chain = lesson_chain(3)
+    r = ikchain.solve(chain, np.array(HAND_TARGET), "analytic", angle=HAND_ANGLE)
+    view = hand_view(chain, r, HAND_ANGLE)
+    # the choices: the tip reaches the ring, or it stops short
+    choice = 0 if r.reachable else 1
+    return choice, {
+        "target": _point(HAND_TARGET),
+        "angle": format_number(math.degrees(HAND_ANGLE), 0),
+        "sum_L": format_number(chain.total_length, 2),
+        "wrist": format_point(view["wrist"], 2, chain.total_length),
+        "wd": format_number(math.hypot(*view["wrist"]), 2),
+        "outer": format_number(view["outer"], 2),
+        "min_error": format_number(float(r.min_error), 3),
+    }
+
+
 QUESTIONS: dict[str, Callable[..., tuple[int, dict[str, str]]]] = {
     "s21": _s21,
     "s22": _s22,
@@ -133,6 +156,7 @@ QUESTIONS: dict[str, Callable[..., tuple[int, dict[str, str]]]] = {
     "s25": _s25,
     "s26": _s26,
     "s27": _s27,
+    "s28": _s28,
 }
 
 

@@ -8,12 +8,15 @@ Two kinds of request share one parser:
   JSON as ``ikchain solve --json``. ``weight`` is a number in [0, 1]; ``stiffness`` a
   list of one entry a joint, each a number >= 0 or the string ``"inf"`` (JSON has no
   infinity), which locks the joint; ``angle`` a number (rad), the tip angle of a
-  three-bone closed-form solve; a frame or a replay takes none of the three.
+  three-bone closed-form solve; a frame takes ``angle`` too (section 2.8's hand),
+  a replay none of the three.
 - a *frame* request (WebSocket ``/ws`` and ``POST /api/frame``): one drag frame of a
   figure, the same keys plus ``id``, ``smoothing``, ``previous_target``,
   ``family`` and ``pole`` (one point ``[x, y]``, checked as the target is: the solve
   runs with ``pole=`` and the library refuses it with ``bend`` or ``init``; a replay
-  takes it too and replays the run the pole chose); the answer is a frame
+  takes it too and replays the run the pole chose) and ``angle`` (checked and solved
+  as for a solve request; the frame adds the wrist and its annulus, see
+  :mod:`ikchain.lesson.hand`); the answer is a frame
   (:func:`ikchain.lesson.frames.frame_from_request`) with everything the page draws
   and prints, numbers already formatted, its ``bend`` the one the pole chose.
 
@@ -55,8 +58,8 @@ from ikchain.result import Result
 from ikchain.solvers import DEFAULT_MAX_ITERATIONS, METHODS, solve
 from ikchain.solvers.methods import reach_work
 
-#: Options of a solve request that a drag frame and a replay do not take: the blend
-#: weight, the joints' stiffness and the tip angle (the page has no control for them).
+#: Options of a solve request that a replay does not take: the blend weight, the
+#: joints' stiffness and the tip angle (a drag frame takes the angle: 2.8's hand).
 SOLVE_ONLY_KEYS = frozenset({"weight", "stiffness", "angle"})
 SOLVE_KEYS = frozenset({"lengths", "target", "method", *OPTION_KEYS, *SOLVE_ONLY_KEYS})
 FRAME_KEYS = (SOLVE_KEYS - SOLVE_ONLY_KEYS) | {
@@ -68,6 +71,7 @@ FRAME_KEYS = (SOLVE_KEYS - SOLVE_ONLY_KEYS) | {
     "rest",
     "rest_weight",
     "pole",
+    "angle",
 }
 #: Kinds of message on the frame channel besides a drag frame (``kind`` absent or
 #: "frame"), and the keys each takes.

@@ -4,7 +4,8 @@
  * (WebSocket /ws, or POST /api/frame when the socket is unavailable). This script
  * converts pointer coordinates to world coordinates, keeps ONE state per figure, and
  * one update() redraws every layer of a figure from that state. It computes no
- * angle, position, distance, ratio, error or smoothing.
+ * angle, position, distance, ratio, error or smoothing of an answer (2.8's hand
+ * handle turns the pointer into the angle the reader asks for: input, not answer).
  *
  * Measurement hook (used by `python -m ikchain.bench.lesson`): every redraw that
  * answers an input is pushed to window.__ikchainRedraws as
@@ -49,6 +50,12 @@
   // the server's ring's, read from the SVG: a diamond 3/4 the ring's
   // radius from its centre to each corner, and the ring's hit area.
   var POLE_OF_RING = 0.75;
+  // 2.8's hand handle (options.hand): a knob the server places (frame.hand.knob) along
+  // the hand's direction; its radius is this share of the ring's. Its keys turn the
+  // hand by HAND_STEP degrees (HAND_BIG_STEP with Shift), on a grid of whole degrees.
+  var KNOB_OF_RING = 0.6;
+  var HAND_STEP = 5;
+  var HAND_BIG_STEP = 15;
 
   function takes(method, key) {
     var m = METHODS[method];
@@ -252,6 +259,12 @@
       ellipse: q("g.ellipse"),
       ellipseShape: q(".ellipse-shape"),
       ellipseAxis: q(".ellipse-axis"),
+      // 2.8: the wrist's annulus, the wrist point and the hand's line (frame.hand)
+      wristReach: q(".wrist-reach"),
+      hand: q("g.hand"),
+      handLine: q(".hand-line"),
+      handArrow: q(".hand-arrow"),
+      wrist: q(".wrist-point"),
     };
     this.jointTemplate = this.layer.joints.querySelector(".joint");
     // The ring is a slider only while this script runs (without it nothing moves it,
@@ -280,6 +293,7 @@
     }
     this.controls = el.querySelector(".controls");
     this.makePole();
+    this.makeHand();
     var linkBox = el.querySelector(".ctl-link");
     if (linkBox) {
       LINK_CONTROLS[this.id] = { a: linkBox.querySelector("a.fig-link"), msg: linkBox.querySelector(".ctl-msg") };
@@ -289,28 +303,46 @@
     this.bind();
   }
 
+  // A handle in the world, a slider like the ring, with the ring's hit area: a group of
+  // class `cls` holding circle.{cls}-hit and `shape` (class {cls}-handle). Returns both.
+  Figure.prototype.makeHandle = function (cls, label, shape) {
+    var g = document.createElementNS(SVGNS, "g");
+    setAttrs(g, {
+      class: cls, tabindex: 0, role: "slider", visibility: "hidden",
+      "aria-keyshortcuts": "ArrowLeft ArrowRight ArrowUp ArrowDown",
+    });
+    if (label) g.setAttribute("aria-label", label);
+    var hit = document.createElementNS(SVGNS, "circle");
+    setAttrs(hit, { class: cls + "-hit", r: this.layer.hit.getAttribute("r"), fill: "transparent" });
+    var handle = document.createElementNS(SVGNS, shape);
+    setAttrs(handle, { class: cls + "-handle" });
+    g.appendChild(hit);
+    g.appendChild(handle);
+    this.world.appendChild(g);
+    return { g: g, hit: hit, handle: handle };
+  };
+
+  // 2.8's hand: a knob at the end of the hand's arrow, turned like the pole is dragged.
+  Figure.prototype.makeHand = function () {
+    this.layer.knob = null;
+    if (!this.options.hand || !this.layer.hand) return;
+    var made = this.makeHandle("knob", (LABELS.controls || {}).hand, "circle");
+    setAttrs(made.handle, { r: KNOB_OF_RING * parseFloat(this.layer.ring.getAttribute("r")) });
+    this.layer.knob = made.g;
+    this.layer.knobHit = made.hit;
+    this.layer.knobHandle = made.handle;
+  };
+
   // The pole handle and its checkbox, made here (with scripts off there is nothing to
   // move them): a small diamond in the world, a slider like the ring.
   Figure.prototype.makePole = function () {
     this.layer.pole = null;
     if (!this.options.pole || !this.controls) return;
     var C = LABELS.controls || {};
-    var g = document.createElementNS(SVGNS, "g");
-    setAttrs(g, {
-      class: "pole", tabindex: 0, role: "slider", visibility: "hidden",
-      "aria-keyshortcuts": "ArrowLeft ArrowRight ArrowUp ArrowDown",
-    });
-    if (C.pole) g.setAttribute("aria-label", C.pole);
-    var hit = document.createElementNS(SVGNS, "circle");
-    setAttrs(hit, { class: "pole-hit", r: this.layer.hit.getAttribute("r"), fill: "transparent" });
-    var handle = document.createElementNS(SVGNS, "polygon");
-    setAttrs(handle, { class: "pole-handle" });
-    g.appendChild(hit);
-    g.appendChild(handle);
-    this.world.appendChild(g);
-    this.layer.pole = g;
-    this.layer.poleHit = hit;
-    this.layer.poleHandle = handle;
+    var made = this.makeHandle("pole", C.pole, "polygon");
+    this.layer.pole = made.g;
+    this.layer.poleHit = made.hit;
+    this.layer.poleHandle = made.handle;
     var label = document.createElement("label");
     label.className = "ctl ctl-pole";
     label.setAttribute("data-control", "pole");
@@ -354,6 +386,8 @@
       smoothing: d.smoothing || null, // alpha when on, null when off
       pole: null, // the pole (hint) point [x, y] when on, null when off
       dragPole: false, // the held pointer drags the pole, not the ring
+      angle: d.angle != null ? d.angle : null, // 2.8: the hand's angle (rad), or null
+      dragHand: null, // 2.8: where the held pointer drags the hand's knob, or null
       pointer: copy(d.target), // where the reader wants the target
       init: d.init ? copy(d.init) : null, // explicit start pose for the next request
       cold: false, // next request starts from the default pose (bend), not the frame
@@ -431,6 +465,7 @@
       family: s.family,
     };
     if (pole) body.pole = pole;
+    if (s.angle != null) body.angle = s.angle; // 2.8: the hand's angle
     for (var b = 0; b < BODY_HOOKS.length; b++) BODY_HOOKS[b](this, body); // choose.js: limits
     return body;
   };
@@ -614,6 +649,8 @@
       }
     }
 
+    if (L.knob) this.drawHand(f);
+
     var rd = f.readings;
     for (var key in this.readings) {
       if (!Object.prototype.hasOwnProperty.call(this.readings, key)) continue;
@@ -623,6 +660,8 @@
         text = (LABELS.readings["limited_" + rd.limits_reach] || "").replace("%min_error%", rd.min_error);
       } else if (key === "reachable") text = r.reachable ? LABELS.readings.yes : LABELS.readings.no;
       else if (key === "held") text = rd.held || LABELS.readings.held_none;
+      // 2.8: whether the hand's angle can be met here, and the miss (min_error)
+      else if (key === "status" && rd.hand_reach) text = fill(LABELS.readings["hand_" + rd.hand_reach], rd);
       else if (key === "status") text = (LABELS.status && LABELS.status[r.status]) || r.status;
       else text = rd[key];
       if (text != null && this.readings[key].textContent !== text) this.readings[key].textContent = text;
@@ -657,6 +696,29 @@
     for (var h = 0; h < HOOKS.length; h++) HOOKS[h](this);
   };
 
+  // 2.8: the wrist's annulus, the wrist point, the hand's line and its knob, all where
+  // the server put them (frame.hand); while the knob is held it follows the pointer.
+  Figure.prototype.drawHand = function (f) {
+    var L = this.layer, h = f.hand, t = f.result.target;
+    show(L.wristReach, !!h);
+    show(L.hand, !!h);
+    show(L.knob, !!h);
+    if (!h) return;
+    var d = []; // the annulus as figures.annulus_path writes it
+    [h.outer, h.inner].forEach(function (r) {
+      var a = String(r), b = String(-r);
+      d.push("M " + a + " 0 A " + a + " " + a + " 0 1 0 " + b + " 0 A " + a + " " + a + " 0 1 0 " + a + " 0 Z");
+    });
+    L.wristReach.setAttribute("d", d.join(" "));
+    setAttrs(L.wrist, { cx: h.wrist[0], cy: h.wrist[1] });
+    setAttrs(L.handLine, { x1: h.wrist[0], y1: h.wrist[1], x2: t[0], y2: t[1] });
+    var k = this.state.dragHand || h.knob;
+    setAttrs(L.handArrow, { x1: t[0], y1: t[1], x2: k[0], y2: k[1] });
+    setAttrs(L.knobHandle, { cx: k[0], cy: k[1] });
+    setAttrs(L.knobHit, { cx: k[0], cy: k[1] });
+    L.knob.setAttribute("aria-valuetext", f.readings.hand_angle || "");
+  };
+
   // The polite live region: one sentence of the key readings, written when the ring
   // rests (not on every drag frame), so a screen reader hears the answer, not a flood.
   Figure.prototype.announce = function () {
@@ -665,6 +727,7 @@
     var rd = this.state.frame.readings;
     var st = this.state.frame.result.status;
     var status = (LABELS.status && LABELS.status[st]) || st;
+    if (rd.hand_reach) status = fill(R["hand_" + rd.hand_reach], rd); // 2.8, as the status row
     var text = R.target + " " + rd.target + "; " + R.error + " " + rd.error + "; " + R.status + " " + status;
     if (this.liveEl.textContent !== text) this.liveEl.textContent = text;
   };
@@ -787,8 +850,20 @@
 
   // A held pointer moves the ring, or the pole when it was pressed on the pole.
   Figure.prototype.drag = function (point, inputTime) {
-    if (this.state.dragPole) this.movePole(point, inputTime);
+    if (this.state.dragHand) this.moveHand(point, inputTime);
+    else if (this.state.dragPole) this.movePole(point, inputTime);
     else this.moveTo(point, inputTime);
+  };
+
+  // 2.8: the hand points from the ring as drawn toward the pointer; that direction
+  // is the angle asked for (rad). On the ring itself it has none: nothing changes.
+  Figure.prototype.moveHand = function (point, inputTime) {
+    var s = this.state, t = s.frame.result.target;
+    if (!point || s.angle == null || (point[0] === t[0] && point[1] === t[1])) return;
+    s.angle = Math.atan2(point[1] - t[1], point[0] - t[0]);
+    s.dragHand = point;
+    this.update(); // the knob follows at once; the pose follows the server's answer
+    this.request(inputTime);
   };
 
   Figure.prototype.movePole = function (point, inputTime) {
@@ -803,9 +878,11 @@
     var svg = this.svg;
     var ring = this.layer.target;
     var poleEl = this.layer.pole;
+    var knobEl = this.layer.knob; // 2.8's hand, dragged as the pole is
     // the pole handle, when it is shown, is dragged as the ring is
     function onPole(target) { return !!(poleEl && self.state.pole && poleEl.contains(target)); }
-    function grabs(target) { return ring.contains(target) || onPole(target); }
+    function onKnob(target) { return !!(knobEl && knobEl.contains(target)); }
+    function grabs(target) { return ring.contains(target) || onPole(target) || onKnob(target); }
 
     // A finger that lands on the ring drags it; one that lands anywhere else scrolls
     // the page. touch-action on an SVG child is ignored (it applies to CSS boxes,
@@ -831,12 +908,13 @@
       // a mouse or pen click anywhere moves the ring there.
       if (event.pointerType === "touch" && !grabs(event.target)) return;
       event.preventDefault();
-      var pole = onPole(event.target);
-      var held = pole ? poleEl : ring;
+      var pole = onPole(event.target), knob = onKnob(event.target);
+      var held = knob ? knobEl : pole ? poleEl : ring;
       raw = false;
       placed.delete(self); // a press reads where the figure is now
       self.state.dragging = event.pointerId; // before focus: a drag's focus is no key's
       self.state.dragPole = pole;
+      if (knob) self.state.dragHand = self.state.frame.hand.knob;
       try { svg.setPointerCapture(event.pointerId); } catch (err) { /* synthetic */ }
       held.classList.remove("keyboard");
       held.focus({ preventScroll: true });
@@ -862,7 +940,10 @@
       if (self.state.dragging !== event.pointerId) return;
       self.state.dragging = null;
       self.state.dragPole = false;
+      var hand = self.state.dragHand;
+      self.state.dragHand = null;
       self.el.classList.remove("is-dragging");
+      if (hand) self.update(); // the knob goes back to where the server puts it
       self.rest();
     }
     svg.addEventListener("pointerup", end);
@@ -871,7 +952,7 @@
 
     // The keyboard focus mark shows when the ring was reached or moved by keyboard,
     // not when a drag focused it.
-    [ring, poleEl].forEach(function (el) {
+    [ring, poleEl, knobEl].forEach(function (el) {
       if (!el) return;
       el.addEventListener("focus", function () {
         if (self.state.dragging == null) el.classList.add("keyboard");
@@ -895,6 +976,17 @@
       event.preventDefault();
       poleEl.classList.add("keyboard");
       self.movePole([self.onGrid(p[0], d[0]), self.onGrid(p[1], d[1])], stamp(event));
+    });
+    // 2.8: right and up turn the hand counter-clockwise, left and down clockwise, by
+    // whole degrees (the angle sent is that many degrees in radians)
+    if (knobEl) knobEl.addEventListener("keydown", function (event) {
+      var d = arrowCells(event), s = self.state;
+      if (!d || s.angle == null) return;
+      event.preventDefault();
+      knobEl.classList.add("keyboard");
+      var step = (d[0] || d[1]) > 0 ? 1 : -1, by = event.shiftKey ? HAND_BIG_STEP : HAND_STEP;
+      s.angle = (Math.round(s.angle * 180 / Math.PI) + step * by) * Math.PI / 180;
+      self.request(stamp(event));
     });
     ring.addEventListener("keydown", function (event) {
       var d = arrowCells(event);
@@ -1153,6 +1245,7 @@
     if (made && made.family != null) parts.push("family=" + list([].concat(made.family)));
     if (made && made.tolerance != null && made.tolerance !== s.tolerance) parts.push("tolerance=" + made.tolerance);
     if (made && made.pole) parts.push("pole=" + list(made.pole));
+    if (s.angle != null) parts.push("angle=" + s.angle); // 2.8: the hand's angle (rad)
     for (var i = 0; i < LINK_PARTS.length; i++) {
       var value = LINK_PARTS[i].read(this);
       if (value != null) parts.push(LINK_PARTS[i].key + "=" + encodeURIComponent(value));
@@ -1261,6 +1354,10 @@
     if (isFinite(tol) && tol > 0) s.once = { tolerance: tol };
     var pole = this.options.pole ? numbers("pole", 2) : null;
     if (pole) { s.pole = pole; s.init = null; s.cold = true; }
+    if (has("angle") && this.options.hand) { // 2.8: the hand's angle (rad)
+      var angle = number(params.angle);
+      if (isFinite(angle)) s.angle = angle; else said.push(M.angle_refused);
+    }
     this.linkMessage(said.join(" ") || null);
     this.request(stamp(null));
   };
