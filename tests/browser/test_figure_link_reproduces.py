@@ -98,7 +98,9 @@ def s23(page: Any) -> None:
 
 def s24(page: Any) -> None:
     page.locator("#fig-s24 input[name='smoothing']").check()
-    keys(page, "fig-s24", "Shift+ArrowLeft", "Shift+ArrowLeft", "Shift+ArrowDown")
+    # off the default ring's ray (1.6, 0.8): a move along it, out of reach, would leave
+    # the stretched chain where it was
+    keys(page, "fig-s24", *["Shift+ArrowLeft"] * 4, "Shift+ArrowDown", "Shift+ArrowDown")
 
 
 def s25(page: Any) -> None:
@@ -155,7 +157,12 @@ def test_the_link_shows_the_same_figure_in_another_browser(
     ACTIONS[key](page)
     rested(page, fig)
     sent = frame_of(page, fig)
-    assert sent["joints"] != default["joints"]  # the action moved the figure
+    moved = max(
+        abs(a - b)
+        for p, q in zip(sent["joints"], default["joints"], strict=False)
+        for a, b in zip(p, q, strict=True)
+    )
+    assert moved > 1e-3 or len(sent["joints"]) != len(default["joints"])  # it moved
     if key == "s27":
         assert sent["pole"] is not None and sent["pole"] != default["pole"]
     if key == "s28":
