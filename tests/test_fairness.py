@@ -311,15 +311,33 @@ class Slow(ThreadPoolExecutor):
 
 def test_a_drag_frame_is_answered_before_the_replay_sent_ahead_of_it():
     """On one socket: a replay, then a drag frame. Before, the frame waited for the
-    replay (one message at a time per socket); now replies go out as they are ready."""
-    app = build_app(workers=Workers(executor=Slow))
+    replay (one message at a time per socket); now replies go out as they are ready.
+    The replay is held until the frame's reply has arrived (a gate, not a sleep, so a
+    slow machine cannot reorder them); a socket that serialised its messages would hold
+    the frame behind the gate until its 20 s timeout and answer the replay first."""
+    gate = threading.Event()
+
+    class Gated(ThreadPoolExecutor):
+        def submit(self, fn, *args, **kwargs):
+            if fn is int:
+                return super().submit(fn)
+
+            def gated():
+                gate.wait(20)
+                return fn(*args, **kwargs)
+
+            return super().submit(gated)
+
+    app = build_app(workers=Workers(executor=Gated))
     with (
         TestClient(app, base_url="http://127.0.0.1:8000") as client,
         client.websocket_connect(WS) as socket,
     ):
         socket.send_text(json.dumps({**REPLAY, "id": 1}))
         socket.send_text(json.dumps({**FRAME, "id": 2}))
-        first, second = socket.receive_json(), socket.receive_json()
+        first = socket.receive_json()
+        gate.set()
+        second = socket.receive_json()
     assert (first["id"], second["id"]) == (2, 1)
     assert first["ok"] and "frame" in first and second["ok"] and "replay" in second
 
