@@ -542,5 +542,10 @@ def test_json_tip_angle_puts_the_hand_at_the_angle(capsys):
     assert data["status"] == "converged"
     heading = np.cumsum(data["angles"])
     assert math.remainder(heading[-1] - 0.3, 2 * math.pi) == pytest.approx(0.0, abs=1e-12)
-    assert main(["solve", "--lengths", "0.5,0.4,0.3", "--target", "0.6,0.5", "--angle", "1"]) == 2
-    assert "method 'dls' takes only" in capsys.readouterr().err
+    # the default method too: the hand at the angle, the tip on the reachable target
+    dls = run_json(capsys, "--lengths", "0.5,0.4,0.3", "--target", "0.6,0.5", "--angle", "1")
+    assert dls["method"] == "dls" and dls["status"] == "converged"
+    assert math.remainder(sum(dls["angles"]) - 1.0, 2 * math.pi) == pytest.approx(0.0, abs=1e-12)
+    assert main(["solve", "--lengths", "0.5", "--target", "0.6,0.5", "--angle", "1"]) == 2
+    assert "angle: expected a chain of 2 bones or more" in capsys.readouterr().err
+

@@ -262,18 +262,24 @@ def test_a_solve_request_takes_the_tip_angle_as_the_library_does():
         ikchain.Chain([0.5, 0.4, 0.3]), [[0.6, 0.5], [1.0, 0.0]], "analytic", angle=0.3, bend=-1
     )
     assert api == json.loads(json.dumps(library.as_dict()))
+    # every method takes it, as the library does
+    dls = solve_reply(json.dumps({**request, "method": "dls"}))
+    same = ikchain.solve(ikchain.Chain([0.5, 0.4, 0.3]), request["target"], "dls", angle=0.3)
+    assert dls == json.loads(json.dumps(same.as_dict()))
     for extra, said in (
         ({"method": "analytic", "angle": "0.3"}, "angle: expected a number, got the string"),
         ({"method": "analytic", "angle": None, "lengths": [0.5, 0.4]}, None),
         ({"method": "analytic", "lengths": [0.5, 0.4]}, "angle: expected a 3-bone chain"),
-        ({"method": "dls"}, "method 'dls' takes only"),
+        ({"method": "dls", "lengths": [0.5]}, "angle: expected a chain of 2 bones or more"),
+        ({"method": "analytic", "lengths": [0.5, 0.4, 0.3, 0.2]}, "got 4 bones"),
     ):
         reply = protocol.respond("solve", json.dumps({**request, **extra}))
         if said is None:
             assert reply.status == 200  # null: not given, the two-bone closed form
             continue
         assert reply.status == 400 and said in json.loads(reply.text)["error"]
-    assert (
-        frame_reply(json.dumps({"lengths": [0.8, 0.6], "target": [1, 0], "angle": 1}))["ok"]
-        is False
-    )
+    # a frame of two bones with an iterative method: the first bone to the wrist, the hand
+    frame = frame_reply(json.dumps({"lengths": [0.8, 0.6], "target": [1, 0], "angle": 1}))
+    assert frame["ok"] is True
+    heading = sum(frame["frame"]["result"]["angles"])
+    assert abs(math.remainder(heading - 1.0, math.tau)) <= 1e-12

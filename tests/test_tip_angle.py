@@ -1,6 +1,7 @@
-"""The tip angle: a three-bone closed form puts the tip on the target with the last bone at
-the given world angle (to 1e-12), on both elbow branches, and tells the truth about the
-pose task (the wrist's distance to its annulus) where it cannot.
+"""The tip angle: every method puts the last bone at the given world angle (to 1e-12)
+and the tip as near the target as the first n - 1 bones bring the wrist; the three-bone
+closed form does it on both elbow branches; each tells the truth about the pose task
+(the wrist's distance to its reach) where it cannot.
 
 Expected values come from elsewhere: forward kinematics written in numpy
 (``limits_oracle.tips``), the law of cosines written out here for the wrist, and the
@@ -114,26 +115,157 @@ def test_a_weight_blends_from_init_as_for_any_closed_form_solve() -> None:
     assert zero.angles.tolist() == start and one.angles.tobytes() == full.angles.tobytes()
 
 
-@pytest.mark.parametrize("method", ["ccd", "fabrik", "jt", "dls"])
-def test_iterative_methods_refuse_the_angle(method: str) -> None:
-    chain = ikchain.Chain([0.5, 0.4, 0.3])
-    with pytest.raises(ValueError, match=f"method '{method}' takes only .*; got angle"):
-        ikchain.solve(chain, [0.6, 0.5], method, angle=0.3)
-
-
 @pytest.mark.parametrize(
-    ("chain", "options", "said"),
+    ("chain", "method", "options", "said"),
     [
-        (ikchain.Chain([0.5, 0.4]), {}, "angle: expected a 3-bone chain"),
-        (ikchain.Chain([0.5, 0.4, 0.3, 0.2]), {}, "got 4 bones"),
-        (ikchain.Chain([0.5, 0.4, 0.3], limits=[[-1, 1]] * 3), {}, "without joint limits"),
-        (ikchain.Chain([0.5, 0.4, 0.3]), {"pole": [0, 1]}, "expected angle or pole"),
-        (ikchain.Chain([0.5, 0.4, 0.3]), {"soft": 0.1}, "expected angle or soft"),
+        (ikchain.Chain([0.5, 0.4]), "analytic", {}, "angle: expected a 3-bone chain"),
+        (ikchain.Chain([0.5, 0.4, 0.3, 0.2]), "analytic", {}, "got 4 bones"),
+        (ikchain.Chain([0.5]), "ccd", {}, r"expected a chain of 2 bones or more .*, got 1 bone"),
+        (
+            ikchain.Chain([0.5, 0.4, 0.3], limits=[[-1, 1]] * 3),
+            "fabrik",
+            {},
+            r"limits spanning a turn\), got limits \[-1.0, 1.0\] on joint 2",
+        ),
+        (
+            ikchain.Chain([0.5, 0.4, 0.3], limits=[[-4, 4], [-4, 4], [-3.1, 3.1]]),
+            "analytic",
+            {},
+            r"got limits \[-3.1, 3.1\] on joint 2",
+        ),
+        (ikchain.Chain([0.5, 0.4, 0.3]), "analytic", {"pole": [0, 1]}, "angle or pole, got both"),
+        (ikchain.Chain([0.5, 0.4, 0.3]), "dls", {"soft": 0.1}, "angle or soft, got both"),
+        (ikchain.Chain([0.5, 0.4, 0.3]), "ccd", {"trace": True}, "angle or trace, got both"),
+        (
+            ikchain.Chain([0.5, 0.4, 0.3]),
+            "dls",
+            {"stiffness": [1, 1, math.inf]},
+            "expected a finite stiffness for it, got inf",
+        ),
     ],
 )
-def test_what_the_closed_form_cannot_do_with_an_angle_is_refused(chain, options, said) -> None:
+def test_what_cannot_be_posed_at_an_angle_is_refused(chain, method, options, said) -> None:
     with pytest.raises(ValueError, match=said):
-        ikchain.solve(chain, [0.6, 0.5], "analytic", angle=0.3, **options)
+        ikchain.solve(chain, [0.6, 0.5], method, angle=0.3, **options)
+
+
+def annulus_gap(lengths: np.ndarray, point: np.ndarray) -> float:
+    """Distance from ``point`` to the set the tip of free bones ``lengths`` reaches."""
+    d = math.hypot(*point)
+    longest = float(np.max(lengths))
+    inner = max(2.0 * longest - float(np.sum(lengths)), 0.0)
+    return max(inner - d, d - float(np.sum(lengths)), 0.0)
+
+
+ITERATIVE = ["ccd", "fabrik", "jt", "dls"]
+
+
+@pytest.mark.parametrize("method", ITERATIVE)
+def test_every_method_puts_the_hand_at_the_angle_and_tells_the_truth_about_the_wrist(
+    method: str,
+) -> None:
+    """The hand's heading is the angle to rounding; reachable and min_error are the
+    wrist's, against the annulus of the first n - 1 bones written out here; a converged
+    tip is within the tolerance, an unreachable one as near as min_error says."""
+    rng = np.random.default_rng(43)
+    count = 60 if INTERPRETED else 200
+    unreachable = 0
+    for _ in range(count):
+        n = int(rng.integers(2, 6))
+        lengths = rng.uniform(0.2, 1.5, n)
+        angle = float(rng.uniform(-4.0, 4.0))
+        target = rng.uniform(-1.2, 1.2, 2) * lengths.sum()
+        got = ikchain.solve(ikchain.Chain(lengths), target, method, angle=angle)
+        scale = float(lengths.sum() + np.abs(target).sum())
+        heading = np.sum(got.angles)
+        assert turn_gap(heading, angle) <= 1e-12
+        assert -math.pi < got.angles[-1] <= math.pi
+        wrist = target - lengths[-1] * np.array([math.cos(angle), math.sin(angle)])
+        gap = annulus_gap(lengths[:-1], wrist)
+        assert abs(got.min_error - gap) <= 1e-9 * scale
+        assert got.reachable == (got.min_error == 0.0)
+        tip = tips(lengths, np.asarray(got.angles)[None, :])[0]
+        assert abs(got.error - math.dist(tip, target)) <= 1e-12 * scale
+        assert got.error >= got.min_error - 1e-12 * scale  # no pose beats min_error
+        if str(got.status) == "converged":
+            assert got.reachable and got.error <= 1e-6 * scale
+        if gap == 0.0 and annulus_gap(lengths[:-1] * (1 + 1e-9), wrist) == 0.0:
+            assert got.reachable  # inside by a margin
+        if gap > 1e-9 * scale:
+            unreachable += 1
+            assert not got.reachable and str(got.status) != "converged"
+    assert unreachable >= count // 10
+
+
+@pytest.mark.parametrize("method", ITERATIVE)
+def test_a_reachable_wrist_converges_with_the_hand_at_the_angle(method: str) -> None:
+    """Targets some pose reaches with the hand at the angle: every method gets there."""
+    rng = np.random.default_rng(47)
+    count = 40 if INTERPRETED else 150
+    converged = 0
+    for _ in range(count):
+        n = int(rng.integers(2, 6))
+        lengths = rng.uniform(0.2, 1.5, n)
+        pose = rng.uniform(-2.5, 2.5, n)
+        target = tips(lengths, pose[None, :])[0]
+        angle = float(np.sum(pose))
+        got = ikchain.solve(
+            ikchain.Chain(lengths), target, method, angle=angle, tolerance=1e-9, max_iterations=5000
+        )
+        # on the rim (a one-bone wrist chain's whole reach), rounding may put it outside
+        assert got.min_error <= 1e-12 * lengths.sum()
+        assert got.reachable == (got.min_error == 0.0)
+        tip = tips(lengths, np.asarray(got.angles)[None, :])[0]
+        if str(got.status) == "converged":
+            converged += 1
+            assert math.dist(tip, target) <= 1e-9 * (1 + 1e-9)
+        assert turn_gap(np.sum(got.angles), angle) <= 1e-12
+    assert converged >= 0.9 * count
+
+
+def test_under_limits_min_error_is_the_least_distance_and_the_last_joint_stays_inside() -> None:
+    """A limited chain whose last joint spans a turn: min_error is the first two bones'
+    least distance to the wrist under their limits (the independent grid-and-Newton
+    oracle), and the last joint's angle lies within its limits."""
+    from limits_oracle import least_distance
+
+    rng = np.random.default_rng(53)
+    limits = [[-1.0, 1.5], [-0.5, 2.0], [0.5, 0.5 + 2 * math.pi]]
+    lengths = np.array([0.6, 0.45, 0.3])
+    chain = ikchain.Chain(lengths, limits=limits)
+    for _ in range(6 if INTERPRETED else 15):
+        angle = float(rng.uniform(-4.0, 4.0))
+        target = rng.uniform(-1.4, 1.4, 2)
+        got = ikchain.solve(chain, target, "dls", angle=angle)
+        wrist = target - lengths[-1] * np.array([math.cos(angle), math.sin(angle)])
+        bound, _ = least_distance(lengths[:-1], limits[:-1], wrist)
+        assert got.min_error <= bound + 1e-9  # never claims more than a real pose shows
+        assert got.min_error >= bound - 1e-6  # nor less than the oracle's pose
+        assert got.reachable == (got.min_error == 0.0)
+        assert limits[2][0] <= got.angles[2] <= limits[2][1]
+        assert all(lo <= a <= hi for a, (lo, hi) in zip(got.angles, limits, strict=True))
+        assert turn_gap(np.sum(got.angles), angle) <= 1e-12
+        tip = tips(lengths, np.asarray(got.angles)[None, :])[0]
+        assert abs(got.error - math.dist(tip, target)) <= 1e-12
+        assert got.error >= got.min_error - 1e-12
+
+
+@pytest.mark.parametrize("method", ["ccd", "fabrik", "dls"])
+def test_a_batch_and_a_followed_path_answer_as_their_targets_do_alone(method: str) -> None:
+    chain = ikchain.Chain([0.5, 0.4, 0.3])
+    rng = np.random.default_rng(59)
+    targets = rng.uniform(-1.0, 1.0, (6, 2))
+    batch = ikchain.solve(chain, targets, method, angle=-0.4)
+    for k in range(6):
+        one = ikchain.solve(chain, targets[k], method, angle=-0.4)
+        np.testing.assert_allclose(batch.angles[k], one.angles, rtol=0, atol=1e-12)
+        assert one.min_error == pytest.approx(batch.min_error[k], abs=1e-12)
+    path = ikchain.follow(chain, targets, method, angle=-0.4)
+    start = None
+    for k in range(6):
+        one = ikchain.solve(chain, targets[k], method, angle=-0.4, init=start)
+        np.testing.assert_allclose(path.angles[k], one.angles, rtol=0, atol=1e-12)
+        start = one.angles
 
 
 @pytest.mark.parametrize(
@@ -151,3 +283,20 @@ def test_a_bad_angle_is_refused_with_what_was_expected(angle, said) -> None:
     chain = ikchain.Chain([0.5, 0.4, 0.3])
     with pytest.raises(ValueError, match=said.replace("(", r"\(")):
         ikchain.solve(chain, [0.6, 0.5], "analytic", angle=angle)
+
+
+@pytest.mark.parametrize("method", ITERATIVE)
+def test_a_start_pose_that_already_holds_the_angle_is_kept(method: str) -> None:
+    """``init`` is where the first n - 1 bones start: a pose whose tip is on the target
+    with the hand at the angle is the answer at once, to rounding."""
+    rng = np.random.default_rng(61)
+    lengths = np.array([0.5, 0.4, 0.3, 0.25])
+    for _ in range(10):
+        pose = rng.uniform(-2.0, 2.0, 4)
+        pose[-1] = math.remainder(pose[-1], math.tau)  # the last joint as the solver takes it
+        target = tips(lengths, pose[None, :])[0]
+        got = ikchain.solve(
+            ikchain.Chain(lengths), target, method, angle=float(np.sum(pose)), init=pose
+        )
+        assert got.iterations == 0 and str(got.status) == "converged"
+        np.testing.assert_allclose(got.angles, pose, rtol=0, atol=1e-12)

@@ -179,9 +179,9 @@ def test_a_bad_angle_is_a_400_that_names_it(raw: str, said: str) -> None:
     ("changes", "said"),
     [
         ({"lengths": [0.8, 0.6]}, "angle: expected a 3-bone chain"),
-        ({"method": "ccd", "iterations": 8}, "; got angle"),
-        ({"limits": [[-1, 1]] * 3}, "angle: expected a chain without joint limits"),
-        ({"pole": [0.3, 0.9], "bend": None}, "expected angle or pole"),
+        ({"limits": [[-1, 1]] * 3}, "angle: expected the last joint free to turn"),
+        ({"pole": [0.3, 0.9], "bend": None}, "expected angle or pole, got both"),
+        ({"method": "ccd", "iterations": 8, "lengths": [0.8]}, "expected a chain of 2 bones"),
     ],
 )
 def test_what_the_library_refuses_with_an_angle_a_frame_refuses_too(

@@ -50,6 +50,10 @@ STIFF_STEP_TESTS = (
 #: The tip angle's closed form, on both branches.
 ANGLE_TESTS = (
     "tests/test_tip_angle.py::test_the_tip_is_on_the_target_with_the_hand_at_the_angle_on_both_branches",
+    "tests/test_tip_angle.py::test_every_method_puts_the_hand_at_the_angle_and_tells_the_truth_about_the_wrist",
+    "tests/test_tip_angle.py::test_a_start_pose_that_already_holds_the_angle_is_kept",
+    "tests/test_tip_angle.py::test_under_limits_min_error_is_the_least_distance_and_the_last_joint_stays_inside",
+    "tests/test_tip_angle.py::test_what_cannot_be_posed_at_an_angle_is_refused",
 )
 #: A locked joint's reach against the closed forms.
 LOCK_TESTS = (
@@ -644,17 +648,59 @@ MUTANTS: tuple[Mutant, ...] = (
         ANGLE_TESTS,
     ),
     Mutant(
-        "angle: the third joint not turned back by the second",
+        "angle: the last joint not turned back by all the others",
         "solvers/angle.py",
-        "    third = angle - first[..., 0] - first[..., 1]",
-        "    third = angle - first[..., 0]",
+        "    last = angle - first.sum(axis=-1)",
+        "    last = angle - first[..., 0]",
+        ANGLE_TESTS,
+    ),
+    Mutant(
+        "angle: the last joint's angle not taken to (-π, π]",
+        "solvers/angle.py",
+        "    last = np.arctan2(np.sin(last), np.cos(last))",
+        "    last = last + 0.0",
+        ANGLE_TESTS,
+    ),
+    Mutant(
+        "angle: the hand one bone length the first bone's",
+        "solvers/angle.py",
+        "    hand = lengths[-1] * np.array",
+        "    hand = lengths[0] * np.array",
+        ANGLE_TESTS,
+    ),
+    Mutant(
+        "angle: the last joint left below its limits' low end",
+        "solvers/angle.py",
+        "        last = np.where(last < low, last + turns * (2.0 * math.pi), last)",
+        "        last = np.where(last < low, last, last)",
+        ANGLE_TESTS,
+    ),
+    Mutant(
+        "angle: the wrist chain given the wrong bones' limits",
+        "solvers/angle.py",
+        "    limits = None if chain.limits is None else chain.limits[:-1]",
+        "    limits = None if chain.limits is None else chain.limits[1:]",
+        ANGLE_TESTS,
+    ),
+    Mutant(
+        "angle: a last joint limited to less than a turn let through",
+        "solvers/angle.py",
+        "        if not high - low >= 2.0 * math.pi:",
+        "        if not high - low >= 0.0:",
+        ANGLE_TESTS,
+    ),
+    Mutant(
+        "angle: the start pose of the wrong n - 1 joints",
+        "solvers/solver.py",
+        "            init = init[..., :-1]",
+        "            init = init[..., 1:]",
         ANGLE_TESTS,
     ),
     Mutant(
         "angle: the wrist's branch not the one asked for",
         "solvers/solver.py",
-        '            self._wrist = Solver(wrist, "analytic", bend=options.bend)',
-        '            self._wrist = Solver(wrist, "analytic")',
+        "                    angle=None,\n",
+        "                    angle=None,\n                    bend=None,\n",
         ANGLE_TESTS,
     ),
 )

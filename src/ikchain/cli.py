@@ -105,7 +105,7 @@ def build_parser() -> argparse.ArgumentParser:
     solve_parser.add_argument(
         "--angle",
         type=_number,
-        help="analytic, 3 bones: the last bone's world angle, rad (the tip's target angle)",
+        help="the last bone's world angle, rad: the hand's angle at the target, met first",
     )
     solve_parser.add_argument(
         "--stiffness",

@@ -185,12 +185,15 @@ def solve(
         then those of the chain with that joint locked
         (:mod:`ikchain.solvers.stiffness`).
     angle : float, optional
-        ``analytic`` on a three-bone chain without limits: the world angle (rad) of
-        the last bone, the hand, whose tip is to reach the target. Solved in closed
-        form: the wrist ``target - l3 (cos angle, sin angle)`` by the two-bone form
-        (``bend`` chooses the branch), the third joint the rest of the way. The angle
-        is always met; ``min_error`` and ``reachable`` are those of the pose task, the
-        wrist's distance to its annulus (:mod:`ikchain.solvers.angle`).
+        The world angle (rad) of the last bone, the hand, whose tip is to reach the
+        target; a chain of two bones or more whose last joint turns freely (no limits,
+        or limits spanning a turn). The angle is met first, exactly: the first n - 1
+        bones reach for the wrist ``target - l_n (cos angle, sin angle)`` by the same
+        method (``analytic``: a three-bone chain, the two-bone form, ``bend`` choosing
+        the branch), the last joint turns the rest of the way. ``min_error``,
+        ``reachable`` and ``certified`` are those of the pose task: the wrist's reach
+        by the first n - 1 bones, under their limits (:mod:`ikchain.solvers.angle`).
+        Not with ``pole``, ``soft`` or ``trace``.
     out : Result, optional
         A Result of an earlier solve with as many targets and bones, whose memory
         this solve reuses instead of allocating its own: a caller solving a long
@@ -340,6 +343,7 @@ def follow(
     soft: float | None = None,
     weight: float | None = None,
     stiffness: ArrayLike | None = None,
+    angle: float | None = None,
     out: Result | None = None,
 ) -> Result:
     """Solve a path of targets in order, each from the answer for the one before it.
@@ -369,6 +373,8 @@ def follow(
     stiffness : array_like, shape (n,), optional
         As in :func:`solve`: an infinite stiffness locks its joint at the first
         target's start angle for the whole path.
+    angle : float, optional
+        As in :func:`solve`: the hand at this world angle (rad) at every target.
 
     Returns
     -------
@@ -390,7 +396,7 @@ def follow(
     key = None
     if rest is None:
         options = (max_iterations, tolerance, damping, bend, max_step, trace, rest_weight)
-        key = ("follow", *_key(chain, method, *options, soft, weight, stiffness))
+        key = ("follow", *_key(chain, method, *options, soft, weight, stiffness, angle))
         try:
             solver = _SOLVERS.get(key)
         except TypeError:
@@ -411,6 +417,7 @@ def follow(
         soft=soft,
         weight=weight,
         stiffness=stiffness,
+        angle=angle,
     )
     _keep(key, solver)
     return solver.follow(path, init, out=out)

@@ -1,29 +1,36 @@
-"""The tip angle: reach a point with the last bone at a given angle, in closed form.
+"""The tip angle: reach a point with the last bone at a given angle.
 
 A hand reaches for a handle at a given angle, a foot lands flat. ``solve(chain,
-target, "analytic", angle=phi)`` poses a three-bone chain so that its tip is at
-``target`` and its last bone points along ``phi`` (rad, the world frame, measured as
-the joints' headings are: from the x axis, counter-clockwise). With the last bone
-fixed in the world, its start is fixed too:
+target, method, angle=phi)`` poses the chain so that its tip is at ``target`` and its
+last bone points along ``phi`` (rad, the world frame, measured as the joints' headings
+are: from the x axis, counter-clockwise). With the last bone fixed in the world, its
+start is fixed too:
 
-    wrist = target - l3 (cos phi, sin phi),
+    wrist = target - l_n (cos phi, sin phi),
 
-and the first two bones are the two-bone closed form for the wrist
-(``ikchain.solvers.analytic``, the branch chosen by ``bend``), then the third joint
-turns the rest of the way, ``theta3 = phi - theta1 - theta2`` (taken to (-π, π]).
+so the task is the first ``n - 1`` bones' reach for the wrist, solved by the same
+method (for ``analytic``, the two-bone closed form of a three-bone chain, the branch
+chosen by ``bend``), and then the last joint turns the rest of the way,
+``theta_n = phi - (theta_1 + ... + theta_(n-1))``, taken to (-π, π] (or, on a chain
+whose last joint has limits spanning a turn, to the turn of it within them).
 
-**The pose task, honestly.** The hand's angle is always met exactly (to rounding). The
-wrist reaches the annulus ``|l1 - l2| <= |wrist| <= l1 + l2``; outside it the
-two-bone form brings the wrist as near as any pose can, and since the hand is
-a rigid translation of the wrist, the tip misses the target by exactly the wrist's
-miss. So ``min_error`` is the wrist's distance to that annulus (no pose with the hand
-at ``phi`` comes nearer), ``reachable`` says whether it is 0, ``certified`` is always
-True, and the status is ``converged`` or ``unreachable`` as for the two-bone form.
+The rule: the hand's angle first, always met exactly (to rounding); the position as
+near as the chain then allows. That is the rule a foot placed flat or a hand on a
+handle wants, and it keeps the answer honest, because the hand is a rigid translation
+of the wrist:
 
-Only the closed form takes ``angle``, on a three-bone chain without joint limits;
-every other method, a limited chain, and ``pole`` or ``soft`` beside it are refused
-with what was expected. ``weight`` blends from ``init`` as for any closed-form solve
-(:mod:`ikchain.solvers.blend`).
+**The pose task, honestly.** The tip misses the target by exactly the wrist's miss.
+So ``min_error``, ``reachable`` and ``certified`` are those of the wrist for the first
+``n - 1`` bones, with their limits (an annulus without limits; under limits, the same
+certified search as any reach), and the status is the wrist solve's: no pose with the
+hand at ``phi`` comes nearer than ``min_error``.
+
+Refused, with what was expected: a chain of one bone (nothing left to reach the wrist),
+a last joint with limits narrower than a turn (its angle is no longer free), an
+infinite stiffness on the last joint (locked, it cannot turn to the angle), ``pole`` or
+``soft`` beside ``angle``, and a ``trace``. ``init``, ``rest`` and ``stiffness`` give
+the first ``n - 1`` bones theirs; ``weight`` blends from the start pose as for any
+solve (:mod:`ikchain.solvers.blend`).
 """
 
 from __future__ import annotations
@@ -41,51 +48,67 @@ from ikchain.result import Result
 
 
 def check_angle(angle: Any, chain: Chain) -> float:
-    """The tip angle: a finite number (rad), for a three-bone chain without limits."""
+    """The tip angle: a finite number (rad), for a chain whose last joint turns freely."""
     value = check_real(angle, "angle")
-    if chain.limits is not None:
+    if chain.n_bones < 2:
         raise ValueError(
-            "angle: expected a chain without joint limits (the tip angle under limits is "
-            "not solved yet), got a chain with limits"
+            f"angle: expected a chain of 2 bones or more (bones to the wrist, then the "
+            f"hand), got {chain.n_bones} bone"
         )
+    if chain.limits is not None:
+        low, high = (float(x) for x in chain.limits[-1])
+        if not high - low >= 2.0 * math.pi:
+            raise ValueError(
+                "angle: expected the last joint free to turn to the hand's angle (no "
+                f"limits, or limits spanning a turn), got limits [{low!r}, {high!r}] on "
+                f"joint {chain.n_bones - 1}"
+            )
     return value
+
+
+def wrist_chain(chain: Chain) -> Chain:
+    """The first ``n - 1`` bones of ``chain``, with their limits: the chain that
+    reaches for the wrist."""
+    limits = None if chain.limits is None else chain.limits[:-1]
+    return Chain(chain.lengths[:-1], limits)
 
 
 def wrists(
     lengths: NDArray[np.float64], targets: NDArray[np.float64], angle: float
 ) -> NDArray[np.float64]:
     """The start of the last bone (..., 2) when its tip is at ``targets`` along ``angle``."""
-    hand = lengths[2] * np.array([math.cos(angle), math.sin(angle)])
+    hand = lengths[-1] * np.array([math.cos(angle), math.sin(angle)])
     return np.asarray(targets - hand, dtype=np.float64)
 
 
-def posed(
-    lengths: NDArray[np.float64],
-    targets: NDArray[np.float64],
-    angle: float,
-    two_bone: Result,
-) -> Result:
-    """The three-bone answer from ``two_bone``, the closed form's answer for the first
-    two bones and the :func:`wrists` of ``targets`` (module notes)."""
-    first = np.asarray(two_bone.angles, dtype=np.float64)
-    third = angle - first[..., 0] - first[..., 1]
-    third = np.arctan2(np.sin(third), np.cos(third))  # the same heading, in (-π, π]
-    angles = np.concatenate([first, third[..., None]], axis=-1)
-    joints = kinematics.joints_from_angles(lengths, angles)
+def posed(chain: Chain, targets: NDArray[np.float64], angle: float, wrist: Result) -> Result:
+    """The whole chain's answer from ``wrist``, the answer of :func:`wrist_chain` for
+    the :func:`wrists` of ``targets`` (module notes)."""
+    first = np.asarray(wrist.angles, dtype=np.float64)
+    last = angle - first.sum(axis=-1)
+    last = np.arctan2(np.sin(last), np.cos(last))  # the same heading, in (-π, π]
+    if chain.limits is not None:  # the turn of it within limits spanning a turn
+        low = chain.limits[-1, 0]
+        turns = np.ceil((low - last) / (2.0 * math.pi))
+        last = np.where(last < low, last + turns * (2.0 * math.pi), last)
+    angles = np.concatenate([first, np.asarray(last)[..., None]], axis=-1)
+    joints = kinematics.joints_from_angles(chain.lengths, angles)
     end = joints[..., -1, :]
     distance = kinematics.distance(end, targets)
     # one target: a float, as every single Result has
-    error: Any = float(distance) if two_bone.shape == () else distance
-    return Result(
+    error: Any = float(distance) if wrist.shape == () else distance
+    result = Result(
         angles,
         joints,
         end,
         np.array(targets, dtype=np.float64),
         error,
-        two_bone.min_error,
-        two_bone.reachable,
-        two_bone.iterations,
-        two_bone.status,
-        "analytic",
-        certified=two_bone.certified,
+        wrist.min_error,
+        wrist.reachable,
+        wrist.iterations,
+        wrist.status,
+        wrist.method,
+        certified=wrist.certified,
     )
+    result._limits = chain.limits  # (at_limit reads them)
+    return result

@@ -20,6 +20,7 @@ OPTIONS: dict[str, frozenset[str]] = {
     "analytic": frozenset({"angle", "bend", "pole", "soft", "weight"}),
     "ccd": frozenset(
         {
+            "angle",
             "init",
             "bend",
             "pole",
@@ -33,10 +34,11 @@ OPTIONS: dict[str, frozenset[str]] = {
         }
     ),
     "fabrik": frozenset(
-        {"init", "bend", "pole", "soft", "weight", "max_iterations", "tolerance", "trace"}
+        {"angle", "init", "bend", "pole", "soft", "weight", "max_iterations", "tolerance", "trace"}
     ),
     "jt": frozenset(
         {
+            "angle",
             "init",
             "bend",
             "pole",
@@ -51,6 +53,7 @@ OPTIONS: dict[str, frozenset[str]] = {
     ),
     "dls": frozenset(
         {
+            "angle",
             "init",
             "bend",
             "pole",

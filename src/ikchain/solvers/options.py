@@ -217,19 +217,25 @@ def options_from_keywords(chain: Chain, method: str, given: dict[str, Any]) -> O
     if angle is not None:
         from ikchain.solvers.angle import check_angle
 
-        for other in ("pole", "soft"):
-            if given.get(other) is not None:
+        for other in ("pole", "soft", "trace"):
+            if given.get(other) is not None and given.get(other) is not False:
                 raise ValueError(
-                    f"angle: the tip angle is solved in closed form alone; expected angle "
-                    f"or {other}, got both"
+                    f"angle: the hand's angle is met first, then the wrist's reach; expected "
+                    f"angle or {other}, got both"
                 )
-        bones = 3  # the closed form with the hand's angle: three bones
-        if chain.n_bones != bones:
-            raise ValueError(
-                f"angle: expected a 3-bone chain (two bones to the wrist, the hand), got "
-                f"{chain.n_bones} bones"
-            )
+        if method == "analytic":  # the two-bone closed form to the wrist, then the hand
+            bones = 3
+            if chain.n_bones != bones:
+                raise ValueError(
+                    f"angle: expected a 3-bone chain for method 'analytic' (two bones to "
+                    f"the wrist, the hand), got {chain.n_bones} bones"
+                )
         angle = check_angle(angle, chain)
+        if stiffness is not None and math.isinf(stiffness[-1]):
+            raise ValueError(
+                "angle: the last joint turns the hand to the angle; expected a finite "
+                "stiffness for it, got inf"
+            )
     if bones is not None and chain.n_bones != bones:
         raise ValueError(
             f"method {method!r}: expected a {bones}-bone chain, got {chain.n_bones} bones"

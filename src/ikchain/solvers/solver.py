@@ -178,9 +178,19 @@ class Solver:
         self._wrist: Solver | None = None
         if options.weight is not None and options.weight != 1.0:  # after all: the blend
             self._unweighted = Solver(chain, method, **options.keywords(weight=None))
-        elif options.angle is not None:  # the first two bones to the wrist, closed form
-            wrist = Chain(chain.lengths[:2])
-            self._wrist = Solver(wrist, "analytic", bend=options.bend)
+        elif options.angle is not None:  # before: the first n - 1 bones to the wrist
+            from ikchain.solvers.angle import wrist_chain
+
+            stiffness, rest = options.stiffness, options.rest
+            self._wrist = Solver(
+                wrist_chain(chain),
+                method,
+                **options.keywords(
+                    angle=None,
+                    stiffness=None if stiffness is None else stiffness[:-1],
+                    rest=None if rest is None else rest[:-1],
+                ),
+            )
         elif options.pole is not None:  # before: both bends (and a mirror), then a choice
             plain = options.keywords(pole=None)
             self._sides = (
@@ -336,7 +346,7 @@ class Solver:
             allowed = OPTIONS["analytic"]  # (with a weight, init is the pose blended from)
             raise ValueError(f"method 'analytic' takes only {', '.join(sorted(allowed))}; got init")
         if self._wrist is not None:
-            return self._angled(self._wrist, target, out)
+            return self._angled(self._wrist, target, init, out, following)
         if self._sides is not None:
             return self._toward_pole(self._sides, target, init, out)
         if self._aimed is not None and self._truth is not None:
@@ -463,16 +473,22 @@ class Solver:
         result = blend.blend(self.chain.lengths, answer, start, weight, self.options.tolerance)
         return result if out is None else take_fields(out, result)
 
-    def _angled(self, wrist: Solver, target: ArrayLike, out: Any) -> Result:
-        """The wrist point solved in closed form, the hand turned to the angle
+    def _angled(
+        self, wrist: Solver, target: ArrayLike, init: Any, out: Any, following: bool
+    ) -> Result:
+        """The wrist point solved by the first n - 1 bones, the hand turned to the angle
         (:mod:`ikchain.solvers.angle`)."""
         from ikchain.solvers import angle as tip_angle
 
-        points = check_points(target, "target")
+        points = check_points(target, "path" if following else "target")
+        if init is not None:  # the first n - 1 bones start where the chain's do
+            init = check_angles(init, self._n, "init")
+            runner.check_within_limits(self.chain, init)
+            init = init[..., :-1]
         angle = cast(float, self.options.angle)  # set with the wrist's Solver
-        lengths = self.chain.lengths
-        answer = wrist.solve(tip_angle.wrists(lengths, points, angle))
-        result = tip_angle.posed(lengths, points, angle, answer)
+        wrists = tip_angle.wrists(self.chain.lengths, points, angle)
+        answer = wrist.solve(wrists, init, following=following)
+        result = tip_angle.posed(self.chain, points, angle, answer)
         return result if out is None else take_fields(out, result)
 
     def _locking(

@@ -7,8 +7,8 @@ Two kinds of request share one parser:
   ``damping``, ``bend``, ``weight``, ``stiffness``, ``angle``); the answer is the same
   JSON as ``ikchain solve --json``. ``weight`` is a number in [0, 1]; ``stiffness`` a
   list of one entry a joint, each a number >= 0 or the string ``"inf"`` (JSON has no
-  infinity), which locks the joint; ``angle`` a number (rad), the tip angle of a
-  three-bone closed-form solve; a frame takes ``angle`` too (section 2.8's hand),
+  infinity), which locks the joint; ``angle`` a number (rad), the hand's world
+  angle (:mod:`ikchain.solvers.angle`); a frame takes ``angle`` too (section 2.8's hand),
   a replay none of the three.
 - a *frame* request (WebSocket ``/ws`` and ``POST /api/frame``): one drag frame of a
   figure, the same keys plus ``id``, ``smoothing``, ``previous_target``,
