@@ -549,3 +549,21 @@ def test_json_tip_angle_puts_the_hand_at_the_angle(capsys):
     assert main(["solve", "--lengths", "0.5", "--target", "0.6,0.5", "--angle", "1"]) == 2
     assert "angle: expected a chain of 2 bones or more" in capsys.readouterr().err
 
+
+def test_a_reader_that_leaves_early_gets_no_traceback() -> None:
+    """``ikchain solve ... | head -c 1``: the reader closes the pipe before the answer is
+    written; the command stops with the shell's status for it (141), saying nothing,
+    where Python would print a BrokenPipeError traceback."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # the reader is gone before the first byte
+    command = [sys.executable, "-m", "ikchain", "solve", "--lengths", "0.5,0.4"]
+    done = subprocess.run(
+        [*command, "--target", "0.6,0.5", "--json"],
+        stdout=write_end,
+        stderr=subprocess.PIPE,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    os.close(write_end)
+    assert (done.returncode, done.stderr) == (141, "")

@@ -481,7 +481,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValueError as error:
         print(f"ikchain: error: {error}", file=sys.stderr)
         return 2
-    print(output)
+    try:
+        print(output, flush=True)
+    except BrokenPipeError:  # the reader left (``| head``): stop quietly, as cat does
+        if from_command_line:  # (and keep the interpreter's exit flush from failing too)
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141  # 128 + SIGPIPE, a shell's status for a writer whose reader left
     return 0
 
 
