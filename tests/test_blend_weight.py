@@ -87,8 +87,13 @@ def test_follow_with_a_weight_is_the_loop_of_weighted_solves() -> None:
         assert followed.angles[i].tolist() == one.angles.tolist()
         assert str(followed.status[i]) == str(one.status)
         start = one.angles
+    # the loop blends each frame itself: a trace is the solve's, the path the same
+    traced = ikchain.follow(FREE, path, "dls", init=[0.2, 0.2, 0.2], weight=0.4, trace=True)
+    assert traced.angles.tolist() == followed.angles.tolist()
+    assert traced.trace.shape[0] == len(path)
+    # around a step (soft: the eased target), a path is blended frame by frame, untraced
     with pytest.raises(ValueError, match="weight: a path is blended frame by frame"):
-        ikchain.follow(FREE, path, "dls", weight=0.4, trace=True)
+        ikchain.follow(FREE, path, "dls", weight=0.4, trace=True, soft=0.05)
 
 
 @pytest.mark.parametrize(
@@ -116,3 +121,25 @@ def test_a_blend_with_the_closed_form_blends_from_init() -> None:
     np.testing.assert_allclose(half.angles, start + 0.5 * (answer - start), rtol=0, atol=0)
     with pytest.raises(ValueError, match="method 'analytic' takes only"):
         ikchain.solve(chain, [1.0, 0.5], "analytic", init=start)
+
+
+@pytest.mark.parametrize("method", ITERATIVE)
+def test_the_loops_blend_and_the_blend_after_a_step_agree_to_the_bit(method: str) -> None:
+    """An iterative solve is blended inside its loop; a closed form or a step around a
+    solve is blended after it, by ``runner.blend_after``. The same rule:
+    the plain batch blended afterwards is the weighted batch, field by field."""
+    from ikchain.solvers.runner import blend_after
+
+    rng = np.random.default_rng(83)
+    starts = rng.uniform(-0.5, 0.3, (200, 3))
+    targets = rng.uniform(-1.3, 1.3, (200, 2))
+    options = {"init": starts, "tolerance": 1e-9, "max_iterations": 40}
+    weighted = ikchain.solve(LIMITED, targets, method, weight=0.35, **options)
+    after = blend_after(
+        LIMITED.lengths, ikchain.solve(LIMITED, targets, method, **options), starts, 0.35, 1e-9
+    )
+    assert weighted.angles.tobytes() == after.angles.tobytes()
+    assert weighted.joints.tobytes() == after.joints.tobytes()
+    assert weighted.error.tobytes() == after.error.tobytes()
+    assert weighted.status.tolist() == after.status.tolist()
+    assert {str(s) for s in weighted.status.tolist()} >= {"blended"}

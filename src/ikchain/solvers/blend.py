@@ -21,6 +21,13 @@ What the result says, per target:
   reached the target (or came as near it as any pose can); ``stalled`` and
   ``max_iterations`` keep their meaning, for the solve before the blend;
 * ``iterations`` and a trace are the solve's, before the blend.
+
+One implementation, compiled: :func:`blend_row` blends one target's row of a solve's
+``out`` array (``records.RESULT_FIELDS``). The iteration loop calls it right after each
+target's solve (``loop.solve_range``, when the options record carries a weight), so a
+weighted iterative solve costs what a plain one does; ``runner.blend_after`` runs the
+same rule through :func:`blend_rows` for the answers no loop blends (the closed form, and the
+pole, soft, tip-angle and locked-joint steps around a solve).
 """
 
 from __future__ import annotations
@@ -28,17 +35,10 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from numpy.typing import NDArray
 
-from ikchain import kinematics
 from ikchain.checks import check_real
-from ikchain.result import Result, Status
-
-#: An answer that reached its target, or came as near it as the chain can.
-_REACHED = np.array([Status.CONVERGED, Status.UNREACHABLE], dtype=object)
-# as object arrays: numpy would turn a bare Status (a str) into a string array
-_CONVERGED = np.array(Status.CONVERGED, dtype=object)
-_BLENDED = np.array(Status.BLENDED, dtype=object)
+from ikchain.solvers.compiled import joints_into, kernel, norm
+from ikchain.solvers.records import BLENDED, CODE, CONVERGED, ERROR, UNREACHABLE
 
 
 def check_weight(weight: Any) -> float:
@@ -49,43 +49,52 @@ def check_weight(weight: Any) -> float:
     return value
 
 
-def blended_angles(
-    start: NDArray[np.float64], answer: NDArray[np.float64], weight: float
-) -> NDArray[np.float64]:
-    """``start + weight * (answer - start)``, the start itself at weight 0 (..., n)."""
-    if weight == 0.0:
-        return np.array(np.broadcast_to(start, answer.shape), dtype=np.float64)
-    return start + weight * (answer - start)
-
-
-def blend(
-    lengths: NDArray[np.float64],
-    answer: Result,
-    start: NDArray[np.float64],
+@kernel()
+def blend_row(
+    lengths: np.ndarray,
+    start: np.ndarray,
     weight: float,
     tolerance: float,
-) -> Result:
-    """``answer``, a solve from ``start`` ((..., n), broadcast against it), moved back
-    toward ``start`` by the weight and told what its pose now does (module notes)."""
-    if weight == 1.0:
-        return answer
-    angles = blended_angles(start, answer.angles, weight)
-    joints = kinematics.joints_from_angles(lengths, angles)
-    end = joints[..., -1, :]
-    error = kinematics.distance(end, answer.target)
-    solved = np.asarray(answer.status, dtype=object)
-    status = np.where(
-        error <= tolerance,
-        _CONVERGED,
-        np.where(np.isin(solved, _REACHED), _BLENDED, solved),
-    )
-    told: dict[str, Any] = {
-        "angles": angles,
-        "joints": joints,
-        "end": end,
-        "error": np.asarray(error, dtype=np.float64),
-        "status": status,
-    }
-    if answer.shape == ():  # one target: a float and a Status, as every single Result
-        told["error"], told["status"] = float(error), status.item()
-    return answer.replace(**told)
+    tx: float,
+    ty: float,
+    row: np.ndarray,
+    joints: np.ndarray,
+) -> None:
+    """Blend one target's row of ``out`` (its angles, joints and result fields, in
+    metres) toward ``start`` (n) by ``weight``, in place (module notes); ``joints``
+    (n + 1, 2) is scratch. A refused target (a negative code) stays as it is."""
+    n = lengths.size
+    results = 3 * n + 2
+    code = row[results + CODE]
+    if code < 0.0:
+        return
+    for i in range(n):  # the start itself at weight 0, bit for bit
+        row[i] = start[i] if weight == 0.0 else start[i] + weight * (row[i] - start[i])
+    joints_into(lengths, row[:n], joints)
+    for i in range(n + 1):
+        row[n + 2 * i] = joints[i, 0]
+        row[n + 2 * i + 1] = joints[i, 1]
+    error = norm(joints[n, 0] - tx, joints[n, 1] - ty)
+    row[results + ERROR] = error
+    if error <= tolerance:
+        row[results + CODE] = CONVERGED
+    elif code == CONVERGED or code == UNREACHABLE:  # noqa: SIM109 (the weight moved it)
+        row[results + CODE] = BLENDED
+
+
+@kernel("void(float64[::1], float64[:, ::1], float64, float64, float64[:, ::1], float64[:, ::1])")
+def blend_rows(
+    lengths: np.ndarray,
+    starts: np.ndarray,
+    weight: float,
+    tolerance: float,
+    targets: np.ndarray,
+    out: np.ndarray,
+) -> None:
+    """:func:`blend_row` for each row of ``out`` (B, width), target b of ``targets``
+    (B, 2), from ``starts`` (B, n), or (1, n) for all."""
+    n = lengths.size
+    joints = np.empty((n + 1, 2))
+    for b in range(out.shape[0]):
+        start = starts[b if starts.shape[0] > 1 else 0]
+        blend_row(lengths, start, weight, tolerance, targets[b, 0], targets[b, 1], out[b], joints)

@@ -43,6 +43,7 @@ from typing import Any
 import numpy as np
 
 from ikchain.solvers import ccd, dls, fabrik, transpose
+from ikchain.solvers.blend import blend_row, blend_rows  # noqa: F401 (blend_rows: for blend())
 from ikchain.solvers.compiled import copy_into, joints_into, kernel, norm
 from ikchain.solvers.limited import FOUND_CERTIFIED, FOUND_MIN_ERROR, FOUND_POSE, FOUND_POSED
 from ikchain.solvers.methods import CODE, LARGEST_ANGLE, START_BEND
@@ -70,6 +71,7 @@ from ikchain.solvers.records import (
     OPT_OUTER,
     OPT_PULL,
     OPT_TOLERANCE,
+    OPT_WEIGHT,
     OUTSIDE_LIMITS,
     REACHABLE,
     STALLED,
@@ -97,6 +99,7 @@ ROUNDING = 8.0 * float(np.finfo(np.float64).eps)
 STEP_ROWS = 7
 REST_ROW = 5
 SEED_ROW = GIVE_ROW + 1
+START_ROW = SEED_ROW + 1  # the start pose, kept for the blend
 
 
 # -- the loop ---------------------------------------------------------------------------
@@ -336,8 +339,8 @@ def solve_target(
 def workspace(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """One allocation for a range of targets' scratch: the chain in chain units and
     its limits (3, n), angles (2, n), joints (2, n + 1, 2), the step's work, the
-    give and the seed (STEP_ROWS + 2, n), the knobs."""
-    rows = STEP_ROWS + 2
+    give, the seed and the start pose (STEP_ROWS + 3, n), the knobs."""
+    rows = STEP_ROWS + 3
     knobs = len(KNOB_FIELDS)
     space = np.empty((5 + rows) * n + 4 * (n + 1) + knobs)
     chain = space[: 3 * n].reshape((3, n))
@@ -395,6 +398,8 @@ def solve_range(
     none_found = np.empty(0)
     results = 3 * n + 2  # where a row's results begin, after the angles and joints
     following = options[OPT_FOLLOW] != 0.0  # each target from the last one's answer
+    weight = options[OPT_WEIGHT]  # 1.0: no blend (ikchain.solvers.blend)
+    blending = weight != 1.0
     for b in range(begin, end):
         row = out[b]
         has_start = starts.shape[0] > 0
@@ -407,6 +412,8 @@ def solve_range(
                 row[k] = 0.0
             row[results + CODE_FIELD] = OUTSIDE_LIMITS
             continue
+        if blending:
+            copy_into(angles[0], work[START_ROW], 0)
         rows = trace[b] if recording else no_trace
         error, min_error, reachable, iterations, code, certified = solve_target(
             options,
@@ -433,6 +440,17 @@ def solve_range(
         row[results + ITERATIONS] = iterations
         row[results + CODE_FIELD] = code
         row[results + CERTIFIED] = 1.0 if certified else 0.0
+        if blending:  # after all: the pose moved back toward the start by the weight
+            blend_row(
+                data[:n],
+                work[START_ROW],
+                weight,
+                options[OPT_TOLERANCE],
+                targets[b, 0],
+                targets[b, 1],
+                row,
+                joints[1],
+            )
         if recording:
             for k in range(iterations + 1, rows.shape[0]):
                 for j in range(n + 1):

@@ -266,6 +266,7 @@ def options_from_keywords(chain: Chain, method: str, given: dict[str, Any]) -> O
             cap,
             pull,
             0.0,
+            1.0 if blend is None or not _loop_blends(method, given, stiffness) else blend,
         ),
         dtype=np.float64,
     )
@@ -290,6 +291,17 @@ def options_from_keywords(chain: Chain, method: str, given: dict[str, Any]) -> O
         angle,
         record,
         follow_record,
+    )
+
+
+def _loop_blends(method: str, given: dict[str, Any], stiffness: Any) -> bool:
+    """Whether the iteration loop applies the weight after each target: an iterative
+    method with no step around the solve (pole, soft, angle, a locked joint), whose
+    answers the Solver blends afterwards (:mod:`ikchain.solvers.blend`)."""
+    return (
+        method != "analytic"
+        and all(given.get(name) is None for name in ("pole", "soft", "angle"))
+        and (stiffness is None or not np.isinf(stiffness).any())
     )
 
 

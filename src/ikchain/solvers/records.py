@@ -10,14 +10,15 @@
 from __future__ import annotations
 
 # Status codes (the order of ikchain.result.STATUS_BY_CODE), and refused targets.
-CONVERGED, UNREACHABLE, STALLED, MAX_ITERATIONS = 0, 1, 2, 3
+CONVERGED, UNREACHABLE, STALLED, MAX_ITERATIONS, SOFTENED, BLENDED = 0, 1, 2, 3, 4, 5
 TOO_FAR = -2
 OUTSIDE_LIMITS = -3
 
 #: Fields of ``options``: the chain's ΣL and inner radius (m), whether it is limited
 #: (1.0 or 0.0), the bend (±1), the iteration budget, the tolerance (m), the damping,
-#: CCD's largest turn (rad, ``inf`` for none), DLS's rest-pose gain (0: none), and
-#: whether each target starts from the answer for the one before it (1.0: ``follow``).
+#: CCD's largest turn (rad, ``inf`` for none), DLS's rest-pose gain (0: none),
+#: whether each target starts from the answer for the one before it (1.0: ``follow``),
+#: and the blend weight the loop applies after each target (1.0: none; ``blend``).
 OPTION_FIELDS = (
     "outer",
     "inner",
@@ -29,6 +30,7 @@ OPTION_FIELDS = (
     "max_step",
     "pull",
     "follow",
+    "weight",
 )
 (
     OPT_OUTER,
@@ -41,6 +43,7 @@ OPTION_FIELDS = (
     OPT_MAX_STEP,
     OPT_PULL,
     OPT_FOLLOW,
+    OPT_WEIGHT,
 ) = range(len(OPTION_FIELDS))
 
 #: Fields of ``knobs``, what a step reads besides the pose and the target: the damping,

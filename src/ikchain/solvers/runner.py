@@ -18,10 +18,10 @@ from numpy.typing import NDArray
 
 from ikchain.chain import Chain
 from ikchain.checks import check_angles, check_batch_shape
-from ikchain.result import Result, result_from_out
+from ikchain.result import _STATUS_OBJECTS, CODE_BY_STATUS, Result, result_from_out
 from ikchain.solvers import threads
 from ikchain.solvers.records import CODE as CODE_FIELD
-from ikchain.solvers.records import ITERATIONS, OUTSIDE_LIMITS, out_width
+from ikchain.solvers.records import ERROR, ITERATIONS, OUTSIDE_LIMITS, out_width
 
 #: A single solve's trace has room for this many entries before it is run again
 #: with room for all of them (the loop is deterministic).
@@ -54,6 +54,7 @@ KERNEL_MODULES = (
     "transpose",
     "analytic",
     "limited",
+    "blend",
     "loop",
 )
 
@@ -331,3 +332,48 @@ def batch_arrays(
         else:
             start = np.ascontiguousarray(np.broadcast_to(start, (*shape, n)).reshape(-1, n))
     return targets, shape, start
+
+
+def blend_after(
+    lengths: NDArray[np.float64],
+    answer: Result,
+    start: NDArray[np.float64],
+    weight: float,
+    tolerance: float,
+) -> Result:
+    """``answer``, a solve from ``start`` ((..., n), broadcast against it), moved back
+    toward ``start`` by the weight and told what its pose now does, by the loop's own
+    compiled rule (``loop.blend_rows``; :mod:`ikchain.solvers.blend`): for the answers
+    no loop blends, the closed form's and those of a step around a solve."""
+    if weight == 1.0:
+        return answer
+    n = lengths.size
+    shape = answer.shape
+    angles = np.asarray(answer.angles, dtype=np.float64).reshape(-1, n)
+    count = angles.shape[0]
+    out = np.empty((count, out_width(n)))
+    out[:, :n] = angles
+    if shape == ():
+        codes: Any = CODE_BY_STATUS[answer.status]
+    else:
+        codes = np.frompyfunc(CODE_BY_STATUS.__getitem__, 1, 1)(answer.status)
+    out[:, 3 * n + 2 + CODE_FIELD] = np.asarray(codes, dtype=np.float64).reshape(-1)
+    starts = np.array(np.broadcast_to(start, (*shape, n)).reshape(-1, n), dtype=np.float64)
+    targets = np.array(np.asarray(answer.target, dtype=np.float64).reshape(-1, 2))
+    # the kernels in use: compiled, or their plain-Python copies while numba compiles
+    loop, _, _ = _kernels_cached or kernels()
+    lengths = np.ascontiguousarray(lengths, dtype=np.float64)
+    loop.blend_rows(lengths, starts, weight, tolerance, targets, out)
+    joints = out[:, n : 3 * n + 2].reshape(*shape, n + 1, 2)
+    error = out[:, 3 * n + 2 + ERROR].reshape(shape)
+    status = _STATUS_OBJECTS[out[:, 3 * n + 2 + CODE_FIELD].astype(np.intp)].reshape(shape)
+    told: dict[str, Any] = {
+        "angles": out[:, :n].reshape(*shape, n),
+        "joints": joints,
+        "end": joints[..., -1, :],
+        "error": error,
+        "status": status,
+    }
+    if shape == ():  # one target: a float and a Status, as every single Result
+        told["error"], told["status"] = float(error), status.item()
+    return answer.replace(**told)

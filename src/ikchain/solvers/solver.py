@@ -32,7 +32,7 @@ from ikchain.solvers import runner
 from ikchain.solvers.methods import CODE, ITERATIVE, OPTIONS, START_BEND
 from ikchain.solvers.options import Options, options_from_keywords
 from ikchain.solvers.records import CODE as CODE_FIELD
-from ikchain.solvers.records import out_width
+from ikchain.solvers.records import OPT_WEIGHT, out_width
 
 _NO_REST = np.empty(0)
 #: Locked chains a Solver keeps (one per distinct set of locked start angles).
@@ -176,7 +176,9 @@ class Solver:
         self._truth: Solver | None = None
         self._unweighted: Solver | None = None
         self._wrist: Solver | None = None
-        if options.weight is not None and options.weight != 1.0:  # after all: the blend
+        # after all: the blend, by the loop itself (the weight in the options record)
+        # or here, around a closed form or a step around the solve
+        if options.weight not in (None, 1.0) and options.record[OPT_WEIGHT] == 1.0:
             self._unweighted = Solver(chain, method, **options.keywords(weight=None))
         elif options.angle is not None:  # before: the first n - 1 bones to the wrist
             from ikchain.solvers.angle import wrist_chain
@@ -447,7 +449,6 @@ class Solver:
         """The answer blended with the start pose by the weight
         (:mod:`ikchain.solvers.blend`); with ``analytic``, ``init`` is the pose to blend
         from (the closed form has no start pose of its own)."""
-        from ikchain.solvers import blend
 
         weight = cast(float, self.options.weight)  # set with the unweighted Solver
         start = (
@@ -470,7 +471,9 @@ class Solver:
         if self.method != "analytic":
             runner.check_within_limits(self.chain, start)
         answer = plain.solve(target, None if self.method == "analytic" else init, out=out)
-        result = blend.blend(self.chain.lengths, answer, start, weight, self.options.tolerance)
+        result = runner.blend_after(
+            self.chain.lengths, answer, start, weight, self.options.tolerance
+        )
         return result if out is None else take_fields(out, result)
 
     def _angled(
