@@ -198,6 +198,39 @@ def test_every_method_puts_the_hand_at_the_angle_and_tells_the_truth_about_the_w
 
 
 @pytest.mark.parametrize("method", ITERATIVE)
+def test_ten_thousand_batched_cases_agree_with_the_wrist_annulus(method: str) -> None:
+    """10^4 cases a method (100 chains and angles, 100 targets each, in batches): the
+    hand at the angle to 1e-12, ``min_error`` the wrist's gap to the annulus of the
+    first n - 1 bones (written out here), ``reachable`` exactly where that gap is 0,
+    no tip nearer than ``min_error``, and a converged tip within the tolerance."""
+    rng = np.random.default_rng(67)
+    draws, per = (10, 40) if INTERPRETED else (100, 100)
+    disagreements = 0
+    for _ in range(draws):
+        n = int(rng.integers(2, 6))
+        lengths = rng.uniform(0.2, 1.5, n)
+        angle = float(rng.uniform(-4.0, 4.0))
+        targets = rng.uniform(-1.2, 1.2, (per, 2)) * lengths.sum()
+        got = ikchain.solve(ikchain.Chain(lengths), targets, method, angle=angle, tolerance=1e-9)
+        scale = lengths.sum() + np.abs(targets).sum(axis=1)
+        assert np.all(turn_gap(np.sum(got.angles, axis=1), angle) <= 1e-12)
+        wrists = targets - lengths[-1] * np.array([math.cos(angle), math.sin(angle)])
+        gaps = np.array([annulus_gap(lengths[:-1], w) for w in wrists])
+        disagreements += int(np.sum(np.abs(got.min_error - gaps) > 1e-9 * scale))
+        # reachable where the wrist is inside by a margin, not where it is out by one
+        inside = np.array([annulus_gap(lengths[:-1] * (1 + 1e-9), w) == 0.0 for w in wrists])
+        disagreements += int(np.sum(inside & ~got.reachable))
+        disagreements += int(np.sum((gaps > 1e-9 * scale) & got.reachable))
+        tips_now = tips(lengths, np.asarray(got.angles))
+        reached = np.hypot(*(tips_now - targets).T)
+        assert np.all(np.abs(got.error - reached) <= 1e-12 * scale)
+        assert np.all(got.error >= got.min_error - 1e-12 * scale)
+        converged = got.status == ikchain.Status.CONVERGED
+        assert np.all(got.error[converged] <= 1e-9 * (1 + 1e-9))
+    assert disagreements == 0
+
+
+@pytest.mark.parametrize("method", ITERATIVE)
 def test_a_reachable_wrist_converges_with_the_hand_at_the_angle(method: str) -> None:
     """Targets some pose reaches with the hand at the angle: every method gets there."""
     rng = np.random.default_rng(47)
