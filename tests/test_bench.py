@@ -56,13 +56,14 @@ def test_bench_runs_tiny_and_writes_json(tmp_path, capsys):
     assert {row["solver"] for row in data["single"]} == ours
     for row in data["single"]:
         assert row["us_per_solve"]["low"] <= row["us_per_solve"]["median"]
-    # single solves: 4 through a Solver, 4 through solve(); options: 2 single, 2 batch
-    assert len(data["goals"]) == 24
+    # single solves: 4 through a Solver, 4 through solve(); options: 3 single, 3 batch
+    assert len(data["goals"]) == 26
     assert [row["option"] for row in data["options"]["rows"]] == [
         "plain",
         "weight",
         "stiffness",
         "locked",
+        "angle",
     ]
     assert all(goal["met"] in (True, False, None) for goal in data["goals"])
 

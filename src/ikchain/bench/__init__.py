@@ -468,7 +468,7 @@ def evaluate_goals(
     options = data.get("options")
     if options is not None:
         by_name = {row["option"]: row for row in options["rows"]}
-        for name in ("weight", "stiffness"):
+        for name in ("weight", "stiffness", "angle"):
             for kind in ("single", "batch"):
                 ratio = by_name[name][f"{kind}_ratio"]
                 goals.append(

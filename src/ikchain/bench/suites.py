@@ -548,16 +548,18 @@ def bench_threads(count: int, repeats: int) -> dict[str, Any]:
     }
 
 
-# -- options: the blend weight and joint stiffness against the plain DLS ----------------
+# -- options: the blend weight, joint stiffness and tip angle against the plain DLS ------
 
 #: The options timed against the plain DLS, each in the same run: a blend weight, a
-#: finite stiffness, and a stiffness that locks the middle joint (which solves on the
-#: locked chain, with the reach search of a limited chain; no goal).
+#: finite stiffness, a stiffness that locks the middle joint (which solves on the
+#: locked chain, with the reach search of a limited chain), and the hand's angle
+#: (the first two bones' solve for the wrist, then the hand turned to it).
 OPTION_VARIANTS: dict[str, dict[str, Any]] = {
     "plain": {},
     "weight": {"weight": 0.5},
     "stiffness": {"stiffness": [0.0, 1.0, 0.5]},
     "locked": {"stiffness": [0.0, math.inf, 0.5]},
+    "angle": {"angle": 0.3},
 }
 
 
