@@ -329,6 +329,37 @@ def test_a_locked_joint_keeps_its_start_angle_and_the_reach_is_the_locked_chains
         assert (status == "converged").sum() + unreachable.sum() >= 0.97 * count
 
 
+@pytest.mark.parametrize("locked", LOCKS, ids=lambda lock: "".join("L" if x else "f" for x in lock))
+def test_the_locked_chains_nearest_pose_is_as_near_as_its_min_error(
+    locked: tuple[bool, ...],
+) -> None:
+    """The closed-form reach of a free-or-fixed chain (``solvers.rigid``) also writes
+    the nearest pose, which DLS may start from: its tip (forward kinematics written in
+    numpy) is min_error from the target, its locked joints at their angles, every
+    angle within the limits; min_error is the closed form written out here."""
+    from ikchain.solvers.rigid import free_or_fixed, rigid_reach
+
+    rng = np.random.default_rng(7 + sum(2**i for i, x in enumerate(locked)))
+    lengths = np.array([0.5, 0.4, 0.3])
+    free = 2.0**20
+    for _ in range(200):
+        start = rng.uniform(-3.0, 3.0, 3)
+        target = rng.uniform(-1.4, 1.4, 2)
+        lows = np.where(locked, start, -free)
+        highs = np.where(locked, start, free)
+        assert free_or_fixed(lows, highs)
+        nearest = np.empty(3)
+        least, posed = rigid_reach(
+            lengths, lows, highs, target[0], target[1], 1, nearest, np.empty(6)
+        )
+        assert least == pytest.approx(locked_reach(lengths, locked, start, target), abs=1e-12)
+        assert posed
+        assert np.all((lows <= nearest) & (nearest <= highs))
+        assert nearest[np.array(locked)].tolist() == start[np.array(locked)].tolist()
+        tip = tips(lengths, nearest[None, :])[0]
+        assert math.dist(tip, target) == pytest.approx(least, abs=1e-12)
+
+
 def test_a_locked_joint_on_a_limited_chain_matches_the_limits_oracle() -> None:
     limits = np.array([[-2.0, 2.0], [-0.5, 2.5], [-2.5, 0.3], [-1.0, 1.0]])
     lengths = np.array([0.5, 0.4, 0.3, 0.2])

@@ -552,7 +552,7 @@ def bench_threads(count: int, repeats: int) -> dict[str, Any]:
 
 #: The options timed against the plain DLS, each in the same run: a blend weight, a
 #: finite stiffness, a stiffness that locks the middle joint (which solves on the
-#: locked chain, with the reach search of a limited chain), and the hand's angle
+#: locked chain, whose two free links reach an annulus in closed form), and the hand's angle
 #: (the first two bones' solve for the wrist, then the hand turned to it).
 OPTION_VARIANTS: dict[str, dict[str, Any]] = {
     "plain": {},

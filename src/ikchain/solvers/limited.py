@@ -42,6 +42,7 @@ from ikchain.solvers.compiled import copy_into, kernel, norm, wrap_angle
 from ikchain.solvers.cosines import pose
 from ikchain.solvers.methods import ARC_BONES
 from ikchain.solvers.records import OPT_BEND, OPT_OUTER, OPT_TOLERANCE
+from ikchain.solvers.rigid import free_or_fixed, rigid_reach
 from ikchain.solvers.units import (
     chain_units,
     gap_to_annulus,
@@ -355,6 +356,10 @@ def reach(
     n = lengths.size
     digits = np.empty(n, dtype=np.int64)
     scratch = np.empty(6 if n < 6 else n)
+    if free_or_fixed(lows, highs):  # a locked chain: no search (ikchain.solvers.rigid)
+        least, posed = rigid_reach(lengths, lows, highs, tx, ty, bend, nearest, scratch)
+        if least >= 0.0:
+            return least, True, posed
     outer = 0.0
     longest = 0.0
     for i in range(n):

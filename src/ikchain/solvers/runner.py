@@ -53,6 +53,7 @@ KERNEL_MODULES = (
     "dls",
     "transpose",
     "analytic",
+    "rigid",
     "limited",
     "blend",
     "loop",
