@@ -120,6 +120,7 @@ def test_a_weight_blends_from_init_as_for_any_closed_form_solve() -> None:
     [
         (ikchain.Chain([0.5, 0.4]), "analytic", {}, "angle: expected a 3-bone chain"),
         (ikchain.Chain([0.5, 0.4, 0.3, 0.2]), "analytic", {}, "got 4 bones"),
+        (ikchain.Chain([0.5]), "analytic", {}, "got 1 bone$"),
         (ikchain.Chain([0.5]), "ccd", {}, r"expected a chain of 2 bones or more .*, got 1 bone"),
         (
             ikchain.Chain([0.5, 0.4, 0.3], limits=[[-1, 1]] * 3),

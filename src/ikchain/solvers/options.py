@@ -228,7 +228,7 @@ def options_from_keywords(chain: Chain, method: str, given: dict[str, Any]) -> O
             if chain.n_bones != bones:
                 raise ValueError(
                     f"angle: expected a 3-bone chain for method 'analytic' (two bones to "
-                    f"the wrist, the hand), got {chain.n_bones} bones"
+                    f"the wrist, the hand), got {_bones(chain.n_bones)}"
                 )
         angle = check_angle(angle, chain)
         if stiffness is not None and math.isinf(stiffness[-1]):
@@ -238,7 +238,7 @@ def options_from_keywords(chain: Chain, method: str, given: dict[str, Any]) -> O
             )
     if bones is not None and chain.n_bones != bones:
         raise ValueError(
-            f"method {method!r}: expected a {bones}-bone chain, got {chain.n_bones} bones"
+            f"method {method!r}: expected a {bones}-bone chain, got {_bones(chain.n_bones)}"
         )
     budget = given.get("max_iterations")
     budget = (
@@ -303,6 +303,11 @@ def _loop_blends(method: str, given: dict[str, Any], stiffness: Any) -> bool:
         and all(given.get(name) is None for name in ("pole", "soft", "angle"))
         and (stiffness is None or not np.isinf(stiffness).any())
     )
+
+
+def _bones(count: int) -> str:
+    """``count`` bones, in words: "1 bone", "4 bones"."""
+    return f"{count} bone" if count == 1 else f"{count} bones"
 
 
 _ONES: dict[int, NDArray[np.float64]] = {}
