@@ -353,11 +353,46 @@ def test_the_locked_chains_nearest_pose_is_as_near_as_its_min_error(
             lengths, lows, highs, target[0], target[1], 1, nearest, np.empty(6)
         )
         assert least == pytest.approx(locked_reach(lengths, locked, start, target), abs=1e-12)
-        assert posed
+        assert posed  # two free links at most: always a pose
         assert np.all((lows <= nearest) & (nearest <= highs))
         assert nearest[np.array(locked)].tolist() == start[np.array(locked)].tolist()
         tip = tips(lengths, nearest[None, :])[0]
         assert math.dist(tip, target) == pytest.approx(least, abs=1e-12)
+
+
+@pytest.mark.parametrize(
+    "lengths", [(0.5, 0.4, 0.3, 0.45), (1.2, 0.3, 0.2, 0.25)], ids=["even", "long-root"]
+)
+def test_three_free_links_have_the_links_annulus_and_its_nearest_pose(lengths) -> None:
+    """Four bones, joint 2 locked: three free links. min_error is the links' annulus
+    gap (written out here), certified; DLS ends every target beyond it or in its hole
+    (the long root link's) unreachable, within 1e-9 m of it (from the nearest pose,
+    straight or folded back), and converges on nearly every target inside it."""
+    lengths = np.array(lengths)
+    chain = ikchain.Chain(lengths)
+    rng = np.random.default_rng(11)
+    count = 30 if INTERPRETED else 200
+    starts = rng.uniform(-3.0, 3.0, (count, 4))
+    targets = rng.uniform(-1.8, 1.8, (count, 2))
+    got = ikchain.solve(chain, targets, "dls", init=starts, stiffness=[0, 0, math.inf, 0])
+    links = [
+        np.array([lengths[0], chord(lengths[1], lengths[2], s[2]), lengths[3]]) for s in starts
+    ]
+    expected = np.array(
+        [
+            annulus_gap(math.hypot(*t), max(0.0, 2 * k.max() - k.sum()), k.sum())
+            for k, t in zip(links, targets, strict=True)
+        ]
+    )
+    np.testing.assert_allclose(got.min_error, expected, rtol=0, atol=1e-9)
+    assert got.certified.all()
+    error = np.hypot(*(tips(lengths, got.angles) - targets).T)
+    out = expected > 1e-9
+    assert out.sum() >= count // 10
+    assert np.all(np.asarray(got.status)[out] == "unreachable")
+    assert np.all(np.abs(error - expected)[out] <= 2e-9)
+    inside = expected == 0.0
+    assert (np.asarray(got.status)[inside] == "converged").sum() >= 0.97 * inside.sum()
 
 
 def test_a_locked_joint_on_a_limited_chain_matches_the_limits_oracle() -> None:

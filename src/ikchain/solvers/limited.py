@@ -356,10 +356,9 @@ def reach(
     n = lengths.size
     digits = np.empty(n, dtype=np.int64)
     scratch = np.empty(6 if n < 6 else n)
-    if free_or_fixed(lows, highs):  # a locked chain: no search (ikchain.solvers.rigid)
+    if free_or_fixed(lows, highs):  # a locked chain: no search (solvers/rigid.py)
         least, posed = rigid_reach(lengths, lows, highs, tx, ty, bend, nearest, scratch)
-        if least >= 0.0:
-            return least, True, posed
+        return least, True, posed
     outer = 0.0
     longest = 0.0
     for i in range(n):

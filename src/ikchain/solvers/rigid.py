@@ -14,11 +14,13 @@ rigid body, so the chain is:
 
 Free links turning about each other reach the annulus about ``P`` with radii
 ``max(0, 2 max L - ΣL)`` and ``ΣL`` (a point, with no free joint), so the least
-distance is the target's gap to it, exact and certified. With at most two links the
-nearest pose is the two-bone law of cosines for the links (``cosines.pose``, the
-caller's bend), turned back into joint angles. Three links or more are left to the
-general search (:mod:`ikchain.solvers.limited`), for its nearest pose, which the loop
-may start from.
+distance is the target's gap to it, exact and certified, for any number of links. The
+nearest pose, which DLS may start from, is turned back into joint angles from each
+link's world heading: with two links, the two-bone law of cosines for them
+(``cosines.pose``, the caller's bend); with one, or with more when the target lies
+beyond the annulus or in its hole, every link along the target's direction (the
+longest along it and the others against it, in the hole). A target inside the annulus
+of three links or more gets no pose (it is reachable; the loop goes on its own).
 """
 
 from __future__ import annotations
@@ -45,6 +47,26 @@ def free_or_fixed(lows: np.ndarray, highs: np.ndarray) -> bool:
 
 
 @kernel()
+def link(
+    lengths: np.ndarray, lows: np.ndarray, highs: np.ndarray, head: int
+) -> tuple[float, float, float, int]:
+    """The rigid link that free joint ``head`` turns: its vector in the frame of bone
+    ``head``, the fixed turn from that bone to the link's last one, and ``tail``, the
+    next free joint (n after the last link)."""
+    n = lengths.size
+    vx = lengths[head]
+    vy = 0.0
+    offset = 0.0
+    tail = head + 1
+    while tail < n and highs[tail] - lows[tail] == 0.0:
+        offset += lows[tail]
+        vx += lengths[tail] * math.cos(offset)
+        vy += lengths[tail] * math.sin(offset)
+        tail += 1
+    return vx, vy, offset, tail
+
+
+@kernel()
 def rigid_reach(
     lengths: np.ndarray,
     lows: np.ndarray,
@@ -55,10 +77,9 @@ def rigid_reach(
     nearest: np.ndarray,
     scratch: np.ndarray,
 ) -> tuple[float, bool]:
-    """The least distance from ``(tx, ty)`` to a free-or-fixed chain's reach (chain
-    units, module notes), and whether ``nearest`` (n) got the nearest pose; -1.0 for
-    three links or more (not answered here).
-    ``scratch`` holds at least 6 numbers."""
+    """The least distance from ``(tx, ty)`` to the reach of a free-or-fixed chain
+    (:func:`free_or_fixed`), in chain units, and whether ``nearest`` (n) got the
+    nearest pose (module notes); ``scratch`` holds at least 6 numbers."""
     n = lengths.size
     # the fixed prefix: world headings from the root, its end P
     px = 0.0
@@ -70,68 +91,61 @@ def rigid_reach(
         px += lengths[first] * math.cos(heading)
         py += lengths[first] * math.sin(heading)
         first += 1
-    # the free links: count, total, longest; the first two kept for the pose
+    # the free links: count, total, the longest, the first two lengths
     links = 0
     total = 0.0
     longest = 0.0
+    longest_at = 0
     l1 = 0.0
     l2 = 0.0
-    d1 = 0.0
-    d2 = 0.0
-    i = first
-    while i < n:
-        vx = lengths[i]  # the link in the frame of its first bone
-        vy = 0.0
-        offset = 0.0
-        i += 1
-        while i < n and highs[i] - lows[i] == 0.0:
-            offset += lows[i]
-            vx += lengths[i] * math.cos(offset)
-            vy += lengths[i] * math.sin(offset)
-            i += 1
+    head = first
+    while head < n:
+        vx, vy, _, tail = link(lengths, lows, highs, head)
         length = norm(vx, vy)
-        links += 1
-        total += length
-        longest = max(longest, length)
-        if links == 1:
+        if links == 0:
             l1 = length
-            d1 = math.atan2(vy, vx)
-        elif links == 2:
+        elif links == 1:
             l2 = length
-            d2 = math.atan2(vy, vx)
+        if length > longest:
+            longest = length
+            longest_at = links
+        total += length
+        links += 1
+        head = tail
     rx = tx - px
     ry = ty - py
     radius = norm(rx, ry)
     inner = max(0.0, 2.0 * longest - total)
     least = gap_to_annulus(radius, inner, total)
-    if links >= 3:  # the general search, with its nearest pose
-        return -1.0, False
-    # the nearest pose: each link's world heading, then the joints' angles
-    if links == 0:
-        h1 = 0.0
-        h2 = 0.0
-    elif links == 1:
-        h1 = math.atan2(ry, rx)
-        h2 = 0.0
-    else:
+    if links >= 3 and inner < radius < total:
+        return least, False
+    # each link's world heading, then the joints' angles
+    toward = math.atan2(ry, rx)
+    h1 = toward
+    h2 = toward
+    if links == 2:
         pose(l1, l2, rx, ry, bend, scratch)
         h1 = scratch[0]
         h2 = scratch[0] + scratch[1]
     for k in range(n):
         nearest[k] = lows[k]  # the fixed ones; each free one set below
     previous = heading  # the world heading of the bone before the link
-    k = first
+    head = first
     g = 0
-    while k < n:
-        start = (h1 - d1) if g == 0 else (h2 - d2)  # the link's first bone's heading
+    while head < n:
+        vx, vy, offset, tail = link(lengths, lows, highs, head)
+        if links == 2:
+            world = h1 if g == 0 else h2
+        elif radius <= inner and g != longest_at:  # in the hole: folded back
+            world = toward + math.pi
+        else:
+            world = toward
+        start = world - math.atan2(vy, vx)  # the heading of the link's first bone
         angle = float(wrap_angle(start - previous))
-        if angle < lows[k]:  # the same turn, within limits spanning a turn or more
-            angle += TWO_PI * math.ceil((lows[k] - angle) / TWO_PI)
-        nearest[k] = min(angle, highs[k])
-        previous = start
-        k += 1
-        while k < n and highs[k] - lows[k] == 0.0:
-            previous += lows[k]
-            k += 1
+        if angle < lows[head]:  # the same turn, within limits spanning a turn or more
+            angle += TWO_PI * math.ceil((lows[head] - angle) / TWO_PI)
+        nearest[head] = min(angle, highs[head])
+        previous = start + offset
+        head = tail
         g += 1
     return least, True
