@@ -309,13 +309,8 @@ class Slow(ThreadPoolExecutor):
         return super().submit(slowly)
 
 
-def test_a_drag_frame_is_answered_before_the_replay_sent_ahead_of_it():
-    """On one socket: a replay, then a drag frame. Before, the frame waited for the
-    replay (one message at a time per socket); now replies go out as they are ready.
-    The replay is held until the frame's reply has arrived (a gate, not a sleep, so a
-    slow machine cannot reorder them); a socket that serialised its messages would hold
-    the frame behind the gate until its 20 s timeout and answer the replay first."""
-    gate = threading.Event()
+def gated_by(gate: threading.Event, timeout: float) -> type[ThreadPoolExecutor]:
+    """An executor whose heavy requests wait for ``gate`` (at most ``timeout`` s)."""
 
     class Gated(ThreadPoolExecutor):
         def submit(self, fn, *args, **kwargs):
@@ -323,12 +318,22 @@ def test_a_drag_frame_is_answered_before_the_replay_sent_ahead_of_it():
                 return super().submit(fn)
 
             def gated():
-                gate.wait(20)
+                gate.wait(timeout)
                 return fn(*args, **kwargs)
 
             return super().submit(gated)
 
-    app = build_app(workers=Workers(executor=Gated))
+    return Gated
+
+
+def test_a_drag_frame_is_answered_before_the_replay_sent_ahead_of_it():
+    """On one socket: a replay, then a drag frame. Before, the frame waited for the
+    replay (one message at a time per socket); now replies go out as they are ready.
+    The replay is held until the frame's reply has arrived (a gate, not a sleep, so a
+    slow machine cannot reorder them); a socket that serialised its messages would hold
+    the frame behind the gate until its 20 s timeout and answer the replay first."""
+    gate = threading.Event()
+    app = build_app(workers=Workers(executor=gated_by(gate, 20.0)))
     with (
         TestClient(app, base_url="http://127.0.0.1:8000") as client,
         client.websocket_connect(WS) as socket,
@@ -346,19 +351,7 @@ def test_a_socket_has_a_bounded_number_of_messages_in_hand():
     """A client sending many heavy messages without reading: at most
     PENDING_PER_SOCKET are taken in hand; the rest wait in the socket, unread."""
     gate = threading.Event()
-
-    class Gated(ThreadPoolExecutor):
-        def submit(self, fn, *args, **kwargs):
-            if fn is int:
-                return super().submit(fn)
-
-            def gated():
-                gate.wait(30)
-                return fn(*args, **kwargs)
-
-            return super().submit(gated)
-
-    workers = Workers(executor=Gated, heavy_per_flow=100, heavy_queue=100)
+    workers = Workers(executor=gated_by(gate, 30.0), heavy_per_flow=100, heavy_queue=100)
     app = build_app(workers=workers)
     pending = scheduler.PENDING_PER_SOCKET
     with (

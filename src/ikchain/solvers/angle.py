@@ -86,7 +86,7 @@ def posed(chain: Chain, targets: NDArray[np.float64], angle: float, wrist: Resul
     the :func:`wrists` of ``targets`` (module notes)."""
     first = np.asarray(wrist.angles, dtype=np.float64)
     last = angle - first.sum(axis=-1)
-    last = np.arctan2(np.sin(last), np.cos(last))  # the same heading, in (-π, π]
+    last = kinematics.wrap_angle(last)  # the same heading, in (-π, π]
     if chain.limits is not None:  # the turn of it within limits spanning a turn
         low = chain.limits[-1, 0]
         turns = np.ceil((low - last) / (2.0 * math.pi))

@@ -218,7 +218,7 @@ def options_from_keywords(chain: Chain, method: str, given: dict[str, Any]) -> O
         from ikchain.solvers.angle import check_angle
 
         for other in ("pole", "soft", "trace"):
-            if given.get(other) is not None and given.get(other) is not False:
+            if given.get(other) is not None:  # (trace: None when not asked for)
                 raise ValueError(
                     f"angle: the hand's angle is met first, then the wrist's reach; expected "
                     f"angle or {other}, got both"
