@@ -273,6 +273,42 @@ def test_a_batch_and_a_followed_path_answer_as_their_targets_do_alone(method: st
         start = one.angles
 
 
+#: A limited chain whose last joint's limits span more than a turn (its angle lifted
+#: into them when the wrapped one is below -1).
+TURNING = ikchain.Chain([0.5, 0.4, 0.3], [[-2.0, 2.0], [-2.5, 2.5], [-1.0, 6.0]])
+
+
+@pytest.mark.parametrize("method", ITERATIVE)
+def test_one_target_is_posed_as_it_is_in_a_batch_to_the_bit(method: str) -> None:
+    """A single solve goes straight to the kernels and a batch through the batch path:
+    both pose the chain by the same compiled rule, so every field agrees to the bit."""
+    rng = np.random.default_rng(67)
+    targets = rng.uniform(-1.0, 1.0, (8, 2))
+    starts = rng.uniform(-0.9, 0.9, (8, 3))
+    batch = ikchain.solve(TURNING, targets, method, angle=2.5, init=starts)
+    assert (batch.angles[:, -1] > math.pi).any()  # some lifted into the limits
+    for k in range(8):
+        one = ikchain.solve(
+            TURNING, targets[k].tolist(), method, angle=2.5, init=starts[k].tolist()
+        )
+        np.testing.assert_array_equal(one.angles, batch.angles[k])
+        np.testing.assert_array_equal(one.joints, batch.joints[k])
+        assert (one.error, one.min_error) == (batch.error[k], batch.min_error[k])
+        assert (one.status, one.reachable) == (batch.status[k], batch.reachable[k])
+        assert (one.certified, one.iterations) == (batch.certified[k], batch.iterations[k])
+        assert TURNING.limits[-1, 0] <= one.angles[-1] <= TURNING.limits[-1, 1]
+
+
+@pytest.mark.parametrize("last", [6.5, -1.5])
+@pytest.mark.parametrize("batch", [False, True])
+def test_a_start_outside_the_last_joints_limits_is_refused(last: float, batch: bool) -> None:
+    start = [0.1, 0.2, last]
+    target = [[0.6, 0.5], [0.2, 0.3]] if batch else [0.6, 0.5]
+    said = r"init: expected angles within the joint limits, got joint 2 outside \[-1.0, 6.0\]"
+    with pytest.raises(ValueError, match=said):
+        ikchain.solve(TURNING, target, "dls", angle=0.3, init=start)
+
+
 @pytest.mark.parametrize(
     ("angle", "said"),
     [

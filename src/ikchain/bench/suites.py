@@ -554,13 +554,24 @@ def bench_threads(count: int, repeats: int) -> dict[str, Any]:
 #: finite stiffness, a stiffness that locks the middle joint (which solves on the
 #: locked chain, whose two free links reach an annulus in closed form), and the hand's angle
 #: (the first two bones' solve for the wrist, then the hand turned to it).
+#: The hand's angle (rad) of the "angle" variant.
+HAND_ANGLE = 0.3
 OPTION_VARIANTS: dict[str, dict[str, Any]] = {
     "plain": {},
     "weight": {"weight": 0.5},
     "stiffness": {"stiffness": [0.0, 1.0, 0.5]},
     "locked": {"stiffness": [0.0, math.inf, 0.5]},
-    "angle": {"angle": 0.3},
+    "angle": {"angle": HAND_ANGLE},
 }
+
+
+def reachable_at_angle(chain: ikchain.Chain, count: int, angle: float, seed: int) -> np.ndarray:
+    """Targets that some pose reaches with its last bone along ``angle``: the tips of
+    random poses (uniform first angles) turned so. Every variant's task reaches them."""
+    rng = np.random.default_rng(seed)
+    angles = rng.uniform(-math.pi, math.pi, (count, chain.n_bones))
+    angles[:, -1] = angle - angles[:, :-1].sum(axis=1)
+    return ikchain.end_from_angles(chain.lengths, angles)
 
 
 def bench_options(frames: int, count: int, repeats: int) -> dict[str, Any]:
@@ -569,12 +580,19 @@ def bench_options(frames: int, count: int, repeats: int) -> dict[str, Any]:
     the plain solve compares figures taken side by side.
 
     Single: µs per solve along a ``frames``-frame drag path, each from the previous
-    answer. Batch: ns per target for ``count`` random reachable targets from the bent
-    start. Each ratio is the median over the rounds of that round's ratio.
+    answer. Batch: ns per target for ``count`` targets that every variant's task
+    reaches (:func:`reachable_at_angle`), from the bent start. Each ratio is the median
+    over the rounds of that round's ratio.
+
+    Also, as ``"angle_any_target"``: the hand's angle and the plain solve on ``count``
+    tips of uniformly random poses (:func:`random_reachable`), many of which no pose
+    reaches with the hand at the angle. Those cost what any unreachable target costs
+    DLS (iterations creeping to the nearest pose), so that ratio measures the targets,
+    not the option; it is reported beside the row, with the share unreachable.
     """
     chain = chain_of(3)
     path = drag_path(chain, frames)
-    targets = random_reachable(chain, count, seed=29)
+    targets = reachable_at_angle(chain, count, HAND_ANGLE, seed=29)
     solve = ikchain.solve
 
     def single(options: dict[str, Any]) -> Callable[[], Any]:
@@ -613,6 +631,26 @@ def bench_options(frames: int, count: int, repeats: int) -> dict[str, Any]:
             times, result = timed(batch(options), 1)
             batch_ns[name].append(times[0] * 1e9 / count)
             iterations[name] = float(np.mean(result.iterations))
+    anywhere = random_reachable(chain, count, seed=29)
+    timed(functools.partial(solve, chain, anywhere, "dls", tolerance=GOAL, angle=HAND_ANGLE), 1)
+    any_ns: dict[str, list[float]] = {"plain": [], "angle": []}
+    unreachable = 0.0
+    for _ in range(repeats):
+        for name in any_ns:
+            options = OPTION_VARIANTS[name]
+            times, answer = timed(
+                functools.partial(solve, chain, anywhere, "dls", tolerance=GOAL, **options), 1
+            )
+            any_ns[name].append(times[0] * 1e9 / count)
+            iterations[f"any {name}"] = float(np.mean(answer.iterations))
+            if name == "angle":
+                unreachable = float(np.mean(~np.asarray(answer.reachable)))
+    angle_any_target = {
+        "batch_ratio": float(np.median(np.array(any_ns["angle"]) / np.array(any_ns["plain"]))),
+        "iterations_mean": iterations["any angle"],
+        "plain_iterations_mean": iterations["any plain"],
+        "unreachable_share": unreachable,
+    }
     rows = []
     for name in OPTION_VARIANTS:
         rows.append(
@@ -629,4 +667,9 @@ def bench_options(frames: int, count: int, repeats: int) -> dict[str, Any]:
                 "batch_iterations_mean": iterations[name],
             }
         )
-    return {"frames": frames, "targets": count, "rows": rows}
+    return {
+        "frames": frames,
+        "targets": count,
+        "rows": rows,
+        "angle_any_target": angle_any_target,
+    }

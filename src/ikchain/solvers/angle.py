@@ -31,6 +31,11 @@ infinite stiffness on the last joint (locked, it cannot turn to the angle), ``po
 ``soft`` beside ``angle``, and a ``trace``. ``init``, ``rest`` and ``stiffness`` give
 the first ``n - 1`` bones theirs; ``weight`` blends from the start pose as for any
 solve (:mod:`ikchain.solvers.blend`).
+
+One implementation, compiled: :func:`ikchain.solvers.tip.posed_rows` turns the wrist
+solve's rows of ``out`` into the whole chain's, for one target (straight from the
+kernels, as a plain solve) and for a batch or a path alike. This module, which checks
+the angle and finds the wrist, imports no numba.
 """
 
 from __future__ import annotations
@@ -41,10 +46,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ikchain import kinematics
 from ikchain.chain import Chain
 from ikchain.checks import check_real
-from ikchain.result import Result
 
 
 def check_angle(angle: Any, chain: Chain) -> float:
@@ -73,42 +76,24 @@ def wrist_chain(chain: Chain) -> Chain:
     return Chain(chain.lengths[:-1], limits)
 
 
+def hand_from_angle(lengths: NDArray[np.float64], angle: float) -> tuple[float, float]:
+    """The last bone (m), from its start to the tip, when it points along ``angle``."""
+    length = float(lengths[-1])
+    return length * math.cos(angle), length * math.sin(angle)
+
+
+def wrist_from_target(x: Any, y: Any, hand: tuple[float, float]) -> tuple[Any, Any]:
+    """The start of the last bone (x, y) when its tip is at ``(x, y)`` (floats, or
+    arrays of any shape) and the bone is ``hand`` (:func:`hand_from_angle`)."""
+    return x - hand[0], y - hand[1]
+
+
 def wrists(
     lengths: NDArray[np.float64], targets: NDArray[np.float64], angle: float
 ) -> NDArray[np.float64]:
-    """The start of the last bone (..., 2) when its tip is at ``targets`` along ``angle``."""
-    hand = lengths[-1] * np.array([math.cos(angle), math.sin(angle)])
-    return np.asarray(targets - hand, dtype=np.float64)
-
-
-def posed(chain: Chain, targets: NDArray[np.float64], angle: float, wrist: Result) -> Result:
-    """The whole chain's answer from ``wrist``, the answer of :func:`wrist_chain` for
-    the :func:`wrists` of ``targets`` (module notes)."""
-    first = np.asarray(wrist.angles, dtype=np.float64)
-    last = angle - first.sum(axis=-1)
-    last = kinematics.wrap_angle(last)  # the same heading, in (-π, π]
-    if chain.limits is not None:  # the turn of it within limits spanning a turn
-        low = chain.limits[-1, 0]
-        turns = np.ceil((low - last) / (2.0 * math.pi))
-        last = np.where(last < low, last + turns * (2.0 * math.pi), last)
-    angles = np.concatenate([first, np.asarray(last)[..., None]], axis=-1)
-    joints = kinematics.joints_from_angles(chain.lengths, angles)
-    end = joints[..., -1, :]
-    distance = kinematics.distance(end, targets)
-    # one target: a float, as every single Result has
-    error: Any = float(distance) if wrist.shape == () else distance
-    result = Result(
-        angles,
-        joints,
-        end,
-        np.array(targets, dtype=np.float64),
-        error,
-        wrist.min_error,
-        wrist.reachable,
-        wrist.iterations,
-        wrist.status,
-        wrist.method,
-        certified=wrist.certified,
-    )
-    result._limits = chain.limits  # (at_limit reads them)
-    return result
+    """The start of the last bone (..., 2) when its tip is at ``targets`` (..., 2) along
+    ``angle``."""
+    targets = np.asarray(targets, dtype=np.float64)
+    hand = hand_from_angle(lengths, angle)
+    x, y = wrist_from_target(targets[..., 0], targets[..., 1], hand)
+    return np.stack((x, y), axis=-1)

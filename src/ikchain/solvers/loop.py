@@ -79,6 +79,7 @@ from ikchain.solvers.records import (
     UNREACHABLE,
 )
 from ikchain.solvers.records import CODE as CODE_FIELD
+from ikchain.solvers.tip import posed_rows  # noqa: F401 (Solver's tip angle)
 from ikchain.solvers.units import (
     chain_units,
     gap_to_annulus,

@@ -56,6 +56,7 @@ KERNEL_MODULES = (
     "rigid",
     "limited",
     "blend",
+    "tip",
     "loop",
 )
 
@@ -205,7 +206,7 @@ def check_within_limits(chain: Chain, angles: NDArray[np.float64]) -> None:
         joint = int(np.argwhere(outside)[0][-1])
         raise ValueError(
             f"init: expected angles within the joint limits, got joint {joint} outside "
-            f"[{low[joint]!r}, {high[joint]!r}]"
+            f"[{float(low[joint])!r}, {float(high[joint])!r}]"
         )
 
 

@@ -27,7 +27,8 @@ from numpy.typing import ArrayLike, NDArray
 
 from ikchain.chain import Chain
 from ikchain.checks import check_angles, check_points
-from ikchain.result import Result, result_from_out, take_fields, with_memory_of
+from ikchain.result import Result, out_of, result_from_out, take_fields, with_memory_of
+from ikchain.solvers import angle as tip_angle
 from ikchain.solvers import runner
 from ikchain.solvers.methods import CODE, ITERATIVE, OPTIONS, START_BEND
 from ikchain.solvers.options import Options, options_from_keywords
@@ -94,6 +95,7 @@ class Solver:
         "_code",
         "_empty",
         "_give",
+        "_hand",
         "_kernel",
         "_limited",
         "_locked",
@@ -181,11 +183,18 @@ class Solver:
         if options.weight not in (None, 1.0) and options.record[OPT_WEIGHT] == 1.0:
             self._unweighted = Solver(chain, method, **options.keywords(weight=None))
         elif options.angle is not None:  # before: the first n - 1 bones to the wrist
-            from ikchain.solvers.angle import wrist_chain
-
+            low = -math.inf if chain.limits is None else float(chain.limits[-1, 0])
+            # the angle, the last bone (m), the last joint's lowest angle, and the lengths
+            # as the kernel takes them (writable)
+            self._hand = (
+                options.angle,
+                tip_angle.hand_from_angle(chain.lengths, options.angle),
+                low,
+                np.array(chain.lengths),
+            )
             stiffness, rest = options.stiffness, options.rest
             self._wrist = Solver(
-                wrist_chain(chain),
+                tip_angle.wrist_chain(chain),
                 method,
                 **options.keywords(
                     angle=None,
@@ -387,6 +396,13 @@ class Solver:
     # -- one target, straight to the kernel ---------------------------------------------
 
     def _analytic_one(self, point: tuple[float, float]) -> Result:
+        targets, out = self._analytic_out(point)
+        return result_from_out(out, (), 2, targets, "analytic", None, self.chain.limits)
+
+    def _analytic_out(
+        self, point: tuple[float, float]
+    ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        """The closed form's ``targets`` (1, 2) and ``out`` row for one checked point."""
         _, analytic, _ = runner._kernels_cached or runner.kernels()
         targets = np.empty((1, 2))
         targets[0, 0], targets[0, 1] = point
@@ -397,9 +413,17 @@ class Solver:
         )
         if out[0, self._code] < 0.0:  # a target beyond floats
             runner.check_codes(self.chain, targets, (), out, None)
-        return result_from_out(out, (), 2, targets, "analytic", None, self.chain.limits)
+        return targets, out
 
     def _iterate_one(self, point: tuple[float, float], init: Any) -> Result:
+        targets, out = self._iterate_out(point, init)
+        return result_from_out(out, (), self._n, targets, self.method, None, self.chain.limits)
+
+    def _iterate_out(
+        self, point: tuple[float, float], init: Any
+    ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        """The loop's ``targets`` (1, 2) and ``out`` row for one checked point, from
+        ``init`` (one plain pose, or None for the default)."""
         loop, _, limited = runner._kernels_cached or runner.kernels()
         n = self._n
         chain = self.chain
@@ -419,7 +443,7 @@ class Solver:
         kernel(data, record, targets, starts, self._rest, self._give, found, out, rows, 0, 1)
         if out[0, self._code] < 0.0:  # refused: beyond floats, or a start outside the limits
             runner.check_codes(chain, targets, (), out, starts if init is not None else None)
-        return result_from_out(out, (), n, targets, self.method, None, chain.limits)
+        return targets, out
 
     # -- the steps around a solve -----------------------------------------------------------
 
@@ -480,19 +504,36 @@ class Solver:
         self, wrist: Solver, target: ArrayLike, init: Any, out: Any, following: bool
     ) -> Result:
         """The wrist point solved by the first n - 1 bones, the hand turned to the angle
-        (:mod:`ikchain.solvers.angle`)."""
-        from ikchain.solvers import angle as tip_angle
-
+        (:mod:`ikchain.solvers.angle`), posed by one compiled rule (``posed_rows``)."""
+        n, chain = self._n, self.chain
+        angle, hand, low, lengths = self._hand
+        loop, _, _ = runner._kernels_cached or runner.kernels()
+        point = None if following or out is not None else _plain_point(target)
+        start = None if point is None else _plain_start(n, init)
+        if point is not None and start is not None:  # one target: straight to the kernels
+            if start and chain.limits is not None and not low <= init[-1] <= chain.limits[-1, 1]:
+                runner.check_within_limits(chain, np.array(init, dtype=np.float64))
+            at = tip_angle.wrist_from_target(point[0], point[1], hand)
+            if wrist._kernel < 0:
+                targets, solved = wrist._analytic_out(at)
+            else:  # the first n - 1 bones start where the chain's do
+                targets, solved = wrist._iterate_out(at, init[:-1] if start else None)
+            targets[0, 0], targets[0, 1] = point  # (the wrist's, no longer read)
+            posed = np.empty((1, self._width))
+            runner.entry(loop.posed_rows)(lengths, angle, low, targets, solved, posed)
+            return result_from_out(posed, (), n, targets, self.method, None, chain.limits)
         points = check_points(target, "path" if following else "target")
-        if init is not None:  # the first n - 1 bones start where the chain's do
-            init = check_angles(init, self._n, "init")
-            runner.check_within_limits(self.chain, init)
+        if init is not None:
+            init = check_angles(init, n, "init")
+            runner.check_within_limits(chain, init)
             init = init[..., :-1]
-        angle = cast(float, self.options.angle)  # set with the wrist's Solver
-        wrists = tip_angle.wrists(self.chain.lengths, points, angle)
+        wrists = tip_angle.wrists(chain.lengths, points, angle)
         answer = wrist.solve(wrists, init, following=following)
-        result = tip_angle.posed(self.chain, points, angle, answer)
-        return result if out is None else take_fields(out, result)
+        shape = answer.shape
+        targets = np.array(np.broadcast_to(points, (*shape, 2)).reshape(-1, 2), order="C")
+        posed = runner.out_array(out, targets.shape[0], n)
+        loop.posed_rows(lengths, angle, low, targets, out_of(answer), posed)
+        return result_from_out(posed, shape, n, targets, self.method, None, chain.limits, out)
 
     def _locking(
         self,
@@ -505,7 +546,6 @@ class Solver:
         """The solve on the chain with the locked joints limited to their start angles
         (:mod:`ikchain.solvers.stiffness`): one locked chain per distinct set of locked
         start angles in the batch."""
-        from ikchain.result import out_of
         from ikchain.solvers.stiffness import taken_start
 
         chain = self.chain
