@@ -504,6 +504,13 @@ def test_a_solver_answers_alike_alone_in_a_batch_and_along_a_path(method, stiffn
             batch.reachable[k],
             batch.status[k],
         )
+        assert not one.at_limit.any()  # the chain's (no) limits, not the locked chain's
+    default = solver.batch(targets)  # the bent default start, alone and in a batch
+    far = solver.batch(targets, starts + 2.0**21)  # an unlimited start beyond 2**20 rad
+    for k in range(3):
+        assert solver(targets[k]).angles.tobytes() == default.angles[k].tobytes()
+        beyond = solver(targets[k].tolist(), (starts[k] + 2.0**21).tolist())
+        assert beyond.angles.tobytes() == far.angles[k].tobytes()
     path = solver.follow(targets, starts[0])
     pose = starts[0]
     for k in range(30):  # follow: the loop of single solves, each from the last answer

@@ -192,6 +192,9 @@ def test_ten_thousand_batched_cases_agree_with_the_wrist_annulus(method: str) ->
         disagreements += int(np.sum(out_of_reach & got.reachable))
         unreachable += int(np.sum(out_of_reach))
         tips_now = tips(lengths, np.asarray(got.angles))
+        for j in range(lengths.size):  # every joint where the angles put it
+            at = tips(lengths[: j + 1], np.asarray(got.angles)[:, : j + 1])
+            assert np.all(np.abs(got.joints[:, j + 1] - at) <= 1e-12 * scale[:, None])
         reached = np.hypot(*(tips_now - targets).T)
         assert np.all(np.abs(got.error - reached) <= 1e-12 * scale)
         assert np.all(got.error >= got.min_error - 1e-12 * scale)

@@ -57,6 +57,10 @@ ANGLE_TESTS = (
     "tests/test_tip_angle.py::test_one_target_is_posed_as_it_is_in_a_batch_to_the_bit",
     "tests/test_tip_angle.py::test_a_start_outside_the_last_joints_limits_is_refused",
 )
+#: A locked Solver's single answers against its batch's and path's.
+LOCK_ALIKE_TESTS = (
+    "tests/test_stiffness.py::test_a_solver_answers_alike_alone_in_a_batch_and_along_a_path",
+)
 #: A locked joint's reach against the closed forms.
 LOCK_TESTS = (
     "tests/test_stiffness.py::test_a_locked_joint_keeps_its_start_angle_and_the_reach_is_the_locked_chains",
@@ -722,6 +726,21 @@ MUTANTS: tuple[Mutant, ...] = (
         STIFF_STEP_TESTS,
     ),
     Mutant(
+        "locked: one target's answer tells the locked chain's limits",
+        "solvers/solver.py",
+        "                result._limits = chain.limits  # the caller's chain's limits (at_limit)\n"
+        "                return result",
+        "                return result",
+        LOCK_ALIKE_TESTS,
+    ),
+    Mutant(
+        "locked: one target's start beyond 2**20 rad taken as it is",
+        "solvers/solver.py",
+        "            if chain.limits is not None or max(map(abs, first)) <= LARGEST_ANGLE:",
+        "            if True:",
+        LOCK_ALIKE_TESTS,
+    ),
+    Mutant(
         "stiffness: NaN let through (only a negative refused)",
         "solvers/stiffness.py",
         "    bad = np.flatnonzero(~(array >= 0.0))",
@@ -761,6 +780,20 @@ MUTANTS: tuple[Mutant, ...] = (
         "solvers/tip.py",
         "            last += np.ceil((low - last) / (2.0 * math.pi)) * (2.0 * math.pi)",
         "            last += 0.0",
+        ANGLE_TESTS,
+    ),
+    Mutant(
+        "angle: the hand drawn along the wrist's heading, not the angle",
+        "solvers/tip.py",
+        "        heading = total + last",
+        "        heading = total",
+        ANGLE_TESTS,
+    ),
+    Mutant(
+        "angle: the joints up to the wrist shifted by one",
+        "solvers/tip.py",
+        "            row[n + i] = solved[first + i]",
+        "            row[n + i] = solved[first + i - 1]",
         ANGLE_TESTS,
     ),
     Mutant(

@@ -281,7 +281,7 @@ def _key(
     if stiffness is not None:
         kind = type(stiffness)
         if kind is tuple or kind is list:
-            stiffness = (kind, *((type(value), value) for value in stiffness))
+            stiffness = (kind, tuple(stiffness), tuple(map(type, stiffness)))
         else:
             stiffness = [stiffness]  # unhashable on purpose
     return (

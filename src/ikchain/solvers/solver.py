@@ -30,10 +30,11 @@ from ikchain.checks import check_angles, check_points
 from ikchain.result import Result, out_of, result_from_out, take_fields, with_memory_of
 from ikchain.solvers import angle as tip_angle
 from ikchain.solvers import runner
-from ikchain.solvers.methods import CODE, ITERATIVE, OPTIONS, START_BEND
+from ikchain.solvers.methods import CODE, ITERATIVE, LARGEST_ANGLE, OPTIONS, START_BEND
 from ikchain.solvers.options import Options, options_from_keywords
 from ikchain.solvers.records import CODE as CODE_FIELD
 from ikchain.solvers.records import OPT_WEIGHT, out_width
+from ikchain.solvers.stiffness import locked_chain, taken_start
 
 _NO_REST = np.empty(0)
 #: Locked chains a Solver keeps (one per distinct set of locked start angles).
@@ -98,6 +99,7 @@ class Solver:
         "_hand",
         "_kernel",
         "_limited",
+        "_lock_index",
         "_locked",
         "_locks",
         "_n",
@@ -169,6 +171,7 @@ class Solver:
         stiff = options.stiffness
         self._locked = None if stiff is None or not np.isinf(stiff).any() else np.isinf(stiff)
         self._locks: dict[tuple[float, ...], Solver] = {}
+        self._lock_index = [] if self._locked is None else np.flatnonzero(self._locked).tolist()
         self._width = out_width(self._n)
         self._code = 3 * self._n + 2 + CODE_FIELD  # the status code's column of ``out``
         self._kernel = CODE.get(method, -1)  # the loop's kernel (``loop.SOLVE``); -1: analytic
@@ -437,7 +440,7 @@ class Solver:
             starts[0] = init
         if self._limited:
             found = np.empty((1, n + 3))
-            limited.reach_range(data, record, targets, found, 0, 1)
+            runner.entry(limited.reach_range)(data, record, targets, found, 0, 1)
         out = np.empty((1, self._width))
         kernel = runner.entry(loop.SOLVE[self._kernel])  # (arrays of the signature's types)
         kernel(data, record, targets, starts, self._rest, self._give, found, out, rows, 0, 1)
@@ -520,7 +523,7 @@ class Solver:
                 targets, solved = wrist._iterate_out(at, init[:-1] if start else None)
             targets[0, 0], targets[0, 1] = point  # (the wrist's, no longer read)
             posed = np.empty((1, self._width))
-            runner.entry(loop.posed_rows)(lengths, angle, low, targets, solved, posed)
+            runner.entry(loop.posed_rows)(lengths, angle, low, targets, solved, posed, 0, 1)
             return result_from_out(posed, (), n, targets, self.method, None, chain.limits)
         points = check_points(target, "path" if following else "target")
         if init is not None:
@@ -532,7 +535,7 @@ class Solver:
         shape = answer.shape
         targets = np.array(np.broadcast_to(points, (*shape, 2)).reshape(-1, 2), order="C")
         posed = runner.out_array(out, targets.shape[0], n)
-        loop.posed_rows(lengths, angle, low, targets, out_of(answer), posed)
+        loop.posed_rows(lengths, angle, low, targets, out_of(answer), posed, 0, targets.shape[0])
         return result_from_out(posed, shape, n, targets, self.method, None, chain.limits, out)
 
     def _locking(
@@ -546,9 +549,21 @@ class Solver:
         """The solve on the chain with the locked joints limited to their start angles
         (:mod:`ikchain.solvers.stiffness`): one locked chain per distinct set of locked
         start angles in the batch."""
-        from ikchain.solvers.stiffness import taken_start
-
         chain = self.chain
+        point = None if following or out is not None else _plain_point(target)
+        plain = None if point is None else _plain_start(self._n, init)
+        if point is not None and plain is not None:  # one target, one plain start: straight on
+            first = default_init(chain, self.options.bend) if init is None else init
+            first = first.tolist() if type(first) is np.ndarray else first  # (floats: fast)
+            # (an unlimited chain's start beyond ±2**20 rad is taken to (-π, π] below)
+            if chain.limits is not None or max(map(abs, first)) <= LARGEST_ANGLE:
+                key = tuple([float(first[i]) for i in self._lock_index])
+                part = self._locks.get(key)
+                if part is None:
+                    part = self._locked_part(locked, np.array(first, dtype=np.float64))
+                result = part._iterate_one(point, init)
+                result._limits = chain.limits  # the caller's chain's limits (at_limit)
+                return result
         points = check_points(target, "path" if following else "target")
         if init is None:
             start = default_init(chain, self.options.bend)
@@ -591,9 +606,7 @@ class Solver:
     def _locked_part(self, locked: NDArray[np.bool_], start: NDArray[np.float64]) -> Solver:
         """A Solver of the chain with the ``locked`` joints limited to their angles in
         ``start`` (n,): its give keeps them still, its limits tell the truth about reach."""
-        from ikchain.solvers.stiffness import locked_chain
-
-        key = tuple(start[locked].tolist())
+        key = tuple(start[self._lock_index].tolist())
         part = self._locks.get(key)
         if part is None:
             chain = locked_chain(self.chain, locked, start)
