@@ -248,6 +248,7 @@ def test_the_page_works_on_plain_python_while_the_kernels_compile(
     from starlette.testclient import TestClient
 
     from ikchain.lesson import precomputed
+    from ikchain.solvers import compile_kernels
     from ikchain.web import app as web_app
 
     release = threading.Event()
@@ -257,7 +258,7 @@ def test_the_page_works_on_plain_python_while_the_kernels_compile(
         progress(0, 6, "reach_range")
         compiling.set()
         release.wait(60)
-        progress(6, 6, "")
+        compile_kernels(progress)  # the real one (this process compiled them already)
 
     app = _gated_app(monkeypatch, compile_held, stored=True)
     frame = {"id": "f", "lengths": [0.8, 0.6], "target": [1.0, 0.6], "method": "ccd"}
@@ -283,11 +284,13 @@ def test_the_page_works_on_plain_python_while_the_kernels_compile(
             assert "still being compiled" in unnamed.json()["error"]
             assert "求解器还在编译" in unnamed.json()["error"]
             assert app.state.workers.heavy is None  # no second compile beside this one
+            assert client.get("/api/health").json() == {"ok": True, "ready": False}
             release.set()
             deadline = time.monotonic() + 60
-            while app.state.workers.warming or app.state.workers.heavy is None:
+            while not client.get("/api/health").json()["ready"]:
                 assert time.monotonic() < deadline
                 time.sleep(0.05)
+            assert not app.state.workers.warming and app.state.workers.heavy is not None
             after = client.get("/?lang=en")
             assert after.text == meanwhile.text
             answered = client.post("/api/frame", json=replay)

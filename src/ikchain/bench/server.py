@@ -255,10 +255,27 @@ def lesson_server(workers: int = 1) -> Iterator[tuple[str, int, int]]:
             raise RuntimeError(f"the lesson server did not start: {line!r}")
         port = int(line.split("http://127.0.0.1:")[1].split("/")[0])
         asyncio.run(_wait_until_served("127.0.0.1", port))
+        _wait_until_ready("127.0.0.1", port)
         yield "127.0.0.1", port, child.pid
     finally:
         child.terminate()
         child.wait(timeout=20)
+
+
+def _wait_until_ready(host: str, port: int, seconds: float = 300.0) -> None:
+    """Until ``GET /api/health`` says the start-up work is done: the kernels compiled
+    (or loaded), the heavy process up. A page works before that, on plain-Python kernels,
+    and replays wait; a measurement taken then would time the start-up, not the server."""
+    import urllib.request
+
+    deadline = time.monotonic() + seconds
+    while True:
+        with urllib.request.urlopen(f"http://{host}:{port}/api/health", timeout=30) as answer:
+            if json.loads(answer.read())["ready"]:
+                return
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"the lesson server was not ready after {seconds:g} s")
+        time.sleep(0.2)
 
 
 async def _wait_until_served(host: str, port: int, seconds: float = 60.0) -> None:

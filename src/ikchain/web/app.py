@@ -11,6 +11,10 @@ Routes (all in :data:`ROUTES`):
   before a replay sent ahead of it).
 - ``POST /api/frame`` — one drag frame over HTTP (the script's fallback).
 - ``POST /api/solve`` — the same JSON as ``ikchain solve --json``.
+- ``GET /api/health`` — ``{"ok": true, "ready": ...}``: whether the start-up work
+  (the compiled kernels, the heavy process) is done; before it the page already works
+  on plain-Python kernels, and replays wait (a benchmark or a deployment's health check
+  waits for ``ready``).
 
 The guard (:class:`Guard`), before any route: only the Host names the server was
 started for (else 400: DNS rebinding), only same-origin browsers (a WebSocket or a
@@ -252,6 +256,13 @@ async def api_frame(request: Request) -> Response:
     return await _api(request, "frame")
 
 
+async def health(request: Request) -> Response:
+    """Whether the server's start-up work is done (:class:`Readiness`)."""
+    readiness: Readiness = request.app.state.readiness
+    body = json.dumps({"ok": True, "ready": readiness.ready()})
+    return Response(body, media_type="application/json", headers={"Cache-Control": "no-store"})
+
+
 async def frames(websocket: WebSocket) -> None:
     """Each message answered as soon as it is ready, by its id (a drag frame need not
     wait for a replay sent before it); a bad message gets an error reply, no more. At
@@ -320,6 +331,7 @@ ROUTES = [
     WebSocketRoute("/ws", frames),
     Route("/api/frame", api_frame, methods=["POST"]),
     Route("/api/solve", api_solve, methods=["POST"]),
+    Route("/api/health", health, methods=["GET"]),
 ]
 
 
@@ -493,6 +505,7 @@ def build_app(
 
     app = Starlette(routes=ROUTES, lifespan=lifespan)
     app.state.workers = workers
+    app.state.readiness = readiness
     app.add_middleware(Ready, readiness=readiness)
     app.add_middleware(Guard, allowed_hosts=tuple(allowed_hosts))  # outermost: first
     return app
@@ -530,6 +543,10 @@ class Readiness:
                 self.usable.set()
 
         self.task = asyncio.get_running_loop().create_task(run())
+
+    def ready(self) -> bool:
+        """Whether the start-up work is done (True too without a lifespan: none runs)."""
+        return self.task is None or self.done.is_set()
 
     def starting(self) -> bool:
         """Whether requests must still wait for the start-up work (False too without
