@@ -315,6 +315,38 @@ def test_the_per_client_cap_refuses_at_once_and_serves_the_others(short):
             sock.close()
 
 
+def test_connections_opened_faster_than_the_rate_are_read_in_turn_and_all_served():
+    """New connections beyond ``new_connections_per_second`` (after a burst of a quarter
+    of it) are read in turn, first opened first, at that rate: each waits, none is
+    refused. (A client opening connection after connection, each breaking the protocol,
+    then takes a bounded share of the server from the pages it already serves:
+    ``ikchain bench lesson --fairness``, mix "malformed".)"""
+    rate, count = 10.0, 8
+    server = Server({"new_connections_per_second": rate})
+    socks = []
+    try:
+        socks = [connect(server.port) for _ in range(count)]
+        start = time.monotonic()
+        for sock in socks:
+            sock.sendall(request(port=server.port).encode())
+        order, answers = [], {}
+        while len(order) < count:  # who is answered first, and when
+            ready, _, _ = select.select([s for s in socks if s not in answers], [], [], 10.0)
+            assert ready, f"answered {len(order)} of {count} in 10 s"
+            for sock in sorted(ready, key=socks.index):
+                answers[sock] = read_all(sock)
+                order.append(socks.index(sock))
+        elapsed = time.monotonic() - start
+        assert all(answer.startswith(b"HTTP/1.1 200") for answer in answers.values())
+        assert order == sorted(order)  # first opened, first read
+        burst = rate / 4.0  # read at once; the others at the rate, one by one
+        assert elapsed >= (count - burst) / rate - 0.05, elapsed
+    finally:
+        for sock in socks:
+            sock.close()
+        server.stop()
+
+
 @pytest.mark.parametrize("cap", ["client_connections", "connections"])
 def test_idle_connections_make_room_for_a_new_page_oldest_first(cap):
     """One client holds idle WebSockets up to a cap (its address's, or all the server

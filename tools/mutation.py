@@ -57,6 +57,11 @@ ANGLE_TESTS = (
     "tests/test_tip_angle.py::test_one_target_is_posed_as_it_is_in_a_batch_to_the_bit",
     "tests/test_tip_angle.py::test_a_start_outside_the_last_joints_limits_is_refused",
 )
+#: New connections read in turn at the rate.
+NEWCOMER_TESTS = (
+    "tests/test_connections.py::"
+    "test_connections_opened_faster_than_the_rate_are_read_in_turn_and_all_served",
+)
 #: A locked Solver's single answers against its batch's and path's.
 LOCK_ALIKE_TESTS = (
     "tests/test_stiffness.py::test_a_solver_answers_alike_alone_in_a_batch_and_along_a_path",
@@ -299,6 +304,20 @@ MUTANTS: tuple[Mutant, ...] = (
         "if moment is not None and moment <= since:",
         "if moment is not None and moment <= since - 1e9:",
         ("tests/test_connections.py::test_idle_connections_make_room_for_a_new_page_oldest_first",),
+    ),
+    Mutant(
+        "serve: every new connection read at once, whatever the rate",
+        "web/serve.py",
+        "        if not self.queue and self.tokens >= 1.0:",
+        "        if True:",
+        NEWCOMER_TESTS,
+    ),
+    Mutant(
+        "serve: the newest waiting connection read first",
+        "web/serve.py",
+        "            transport = self.queue.popleft()",
+        "            transport = self.queue.pop()",
+        NEWCOMER_TESTS,
     ),
     Mutant(
         "serve: uvicorn's text/plain 400 for a request line that does not parse",

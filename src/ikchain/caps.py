@@ -49,4 +49,5 @@ CONNECTION_LIMITS: dict[str, int] = {
     "ws_message_bytes": 131_072,  # the largest WebSocket message read at all (then 1009)
     "ws_buffer_bytes": 16_777_216,  # unfinished WebSocket messages, all sockets together
     "shutdown_seconds": 3,  # SIGTERM or Ctrl+C: the answers under way get this long
+    "new_connections_per_second": 200,  # read from at once; beyond it, in turn (a queue)
 }

@@ -27,6 +27,7 @@ URL, and each ends with the first (its parent), also when that one is killed.
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import dataclasses
 import errno
@@ -293,6 +294,7 @@ class Limits:
     ws_message_bytes: int = CONNECTION_LIMITS["ws_message_bytes"]
     ws_buffer_bytes: int = CONNECTION_LIMITS["ws_buffer_bytes"]
     shutdown_seconds: int = CONNECTION_LIMITS["shutdown_seconds"]
+    new_connections_per_second: float = CONNECTION_LIMITS["new_connections_per_second"]
     idle_after_seconds: float = IDLE_AFTER_SECONDS
 
 
@@ -460,6 +462,60 @@ def _client(transport: asyncio.BaseTransport) -> str:
     return str(peer[0]) if isinstance(peer, tuple) and peer else "?"
 
 
+class Newcomers:
+    """New connections, read from in turn when they come faster than ``rate`` a second.
+
+    Opening a connection costs the server its handshake (the HTTP request parsed, a
+    WebSocket upgraded, the app's guard run) before any request is charged to it. A
+    client that opens connection after connection (each breaking the protocol and
+    closed) would take the event loop from the pages already served, on whose turns
+    their frames wait. Beyond a burst of ``rate / 4``, a new connection is not read until
+    its turn comes, first come first served, ``rate`` a second: it waits (within the
+    header timeout), nobody is refused, and the handshakes take a bounded share of
+    the loop. A page opens one connection, so only its first frame can wait, and
+    only behind the connections opened just before it.
+    """
+
+    def __init__(self, rate: float) -> None:
+        self.rate = rate
+        self.burst = max(1.0, rate / 4.0)
+        self.tokens = self.burst
+        self.at = time.monotonic()
+        self.queue: collections.deque[asyncio.Transport] = collections.deque()
+        self.timer: asyncio.TimerHandle | None = None
+
+    def _refill(self) -> None:
+        now = time.monotonic()
+        self.tokens = min(self.burst, self.tokens + (now - self.at) * self.rate)
+        self.at = now
+
+    def enter(self, transport: asyncio.Transport) -> None:
+        """Read from ``transport`` now, or pause it until its turn."""
+        self._refill()
+        if not self.queue and self.tokens >= 1.0:
+            self.tokens -= 1.0
+            return
+        transport.pause_reading()
+        self.queue.append(transport)
+        self._schedule()
+
+    def _schedule(self) -> None:
+        if self.timer is None and self.queue:
+            wait = max(0.0, (1.0 - self.tokens) / self.rate)
+            self.timer = asyncio.get_running_loop().call_later(wait, self._admit)
+
+    def _admit(self) -> None:
+        self.timer = None
+        self._refill()
+        while self.queue and self.tokens >= 1.0:
+            transport = self.queue.popleft()
+            if transport.is_closing():
+                continue  # gone meanwhile (closed, timed out): no turn used
+            self.tokens -= 1.0
+            transport.resume_reading()
+        self._schedule()
+
+
 class Book:
     """The connections one server holds: by client address, in all, and the bytes of
     unfinished WebSocket messages."""
@@ -479,6 +535,7 @@ class Book:
         self.lingering = 0
         self.websockets: set[LessonWebSocket] = set()
         self.ws_buffered = 0
+        self.newcomers = Newcomers(limits.new_connections_per_second)
         self.refused = Throttled(logging.WARNING)
         self.closed = Throttled(logging.INFO)
         self.malformed = Throttled(logging.WARNING)
@@ -634,6 +691,7 @@ class LessonHTTP(H11Protocol):
         self.active = time.monotonic()
         super().connection_made(transport)
         self._wait_for("the headers", self.book.limits.header_seconds)
+        self.book.newcomers.enter(transport)
 
     def idle_since(self) -> float | None:
         """When the last answer ended (or the connection opened); None while a request
