@@ -524,6 +524,22 @@ def test_a_solver_answers_alike_alone_in_a_batch_and_along_a_path(method, stiffn
         assert np.all(blended.angles[:, 1] == starts[0, 1])
 
 
+@pytest.mark.parametrize("batch", [False, True])
+@pytest.mark.parametrize("start", [[0.1, 1.5, 0.2], [0.1, 0.2, -2.5]])
+def test_a_start_outside_the_limits_is_refused_at_a_locked_joint_or_a_free_one(
+    batch: bool, start: list[float]
+) -> None:
+    """A lock keeps the start angle: one outside the joint's limits is refused, as any
+    start outside them is, alone and in a batch."""
+    chain = ikchain.Chain([0.5, 0.4, 0.3], [[-2.0, 2.0], [-1.0, 1.0], [-2.0, 2.0]])
+    joint = 1 if start[1] > 1.0 else 2
+    low, high = chain.limits[joint]
+    said = rf"expected angles within the joint limits, got joint {joint} outside \[{low}, {high}\]"
+    target = [[0.6, 0.5], [0.2, 0.3]] if batch else [0.6, 0.5]
+    with pytest.raises(ValueError, match=said):
+        ikchain.solve(chain, target, "dls", init=start, stiffness=[0.0, math.inf, 0.0])
+
+
 def test_a_batch_of_locks_at_different_angles_writes_into_out_and_refuses_a_trace() -> None:
     chain = ikchain.Chain([0.5, 0.4, 0.3])
     rng = np.random.default_rng(19)

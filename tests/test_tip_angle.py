@@ -302,6 +302,32 @@ def test_one_target_is_posed_as_it_is_in_a_batch_to_the_bit(method: str) -> None
         assert TURNING.limits[-1, 0] <= one.angles[-1] <= TURNING.limits[-1, 1]
 
 
+@pytest.mark.parametrize("method", ["dls", "jt"])
+def test_a_lock_before_the_wrist_tells_the_locked_reach_alone_and_in_a_batch(method: str) -> None:
+    """A joint locked among the first n - 1: the wrist's reach is the locked chain's,
+    for one target as for a batch (to the bit), and the lock holds its start angle."""
+    chain = ikchain.Chain([0.5, 0.4, 0.3, 0.2])
+    stiffness = [0.0, math.inf, 0.0, 0.0]
+    rng = np.random.default_rng(71)
+    targets = rng.uniform(-1.0, 1.0, (12, 2))
+    starts = rng.uniform(-1.0, 1.0, (12, 4))
+    batch = ikchain.solve(chain, targets, method, init=starts, stiffness=stiffness, angle=0.4)
+    assert (~batch.reachable).sum() >= 2  # some beyond the locked wrist's reach
+    for k in range(12):
+        one = ikchain.solve(
+            chain,
+            targets[k].tolist(),
+            method,
+            init=starts[k].tolist(),
+            stiffness=stiffness,
+            angle=0.4,
+        )
+        np.testing.assert_array_equal(one.angles, batch.angles[k])
+        assert (one.min_error, one.reachable) == (batch.min_error[k], batch.reachable[k])
+        assert (one.status, one.certified) == (batch.status[k], batch.certified[k])
+        assert one.angles[1] == starts[k, 1]
+
+
 @pytest.mark.parametrize("last", [6.5, -1.5])
 @pytest.mark.parametrize("batch", [False, True])
 def test_a_start_outside_the_last_joints_limits_is_refused(last: float, batch: bool) -> None:

@@ -56,6 +56,7 @@ ANGLE_TESTS = (
     "tests/test_tip_angle.py::test_what_cannot_be_posed_at_an_angle_is_refused",
     "tests/test_tip_angle.py::test_one_target_is_posed_as_it_is_in_a_batch_to_the_bit",
     "tests/test_tip_angle.py::test_a_start_outside_the_last_joints_limits_is_refused",
+    "tests/test_tip_angle.py::test_a_lock_before_the_wrist_tells_the_locked_reach_alone_and_in_a_batch",
 )
 #: New connections read in turn at the rate.
 NEWCOMER_TESTS = (
@@ -753,6 +754,15 @@ MUTANTS: tuple[Mutant, ...] = (
         LOCK_ALIKE_TESTS,
     ),
     Mutant(
+        "locked: one target's lock outside its joint's limits let through",
+        "solvers/solver.py",
+        "                if chain.limits is not None and init is not None:  # a lock outside its",
+        "                if False:  # a lock outside its",
+        (
+            "tests/test_stiffness.py::test_a_start_outside_the_limits_is_refused_at_a_locked_joint_or_a_free_one",
+        ),
+    ),
+    Mutant(
         "locked: one target's start beyond 2**20 rad taken as it is",
         "solvers/solver.py",
         "            if chain.limits is not None or max(map(abs, first)) <= LARGEST_ANGLE:",
@@ -813,6 +823,13 @@ MUTANTS: tuple[Mutant, ...] = (
         "solvers/tip.py",
         "            row[n + i] = solved[first + i]",
         "            row[n + i] = solved[first + i - 1]",
+        ANGLE_TESTS,
+    ),
+    Mutant(
+        "angle: one target's wrist solved straight, past its lock",
+        "solvers/solver.py",
+        "        plain = wrist._plain and not following and out is None",
+        "        plain = not following and out is None",
         ANGLE_TESTS,
     ),
     Mutant(

@@ -511,9 +511,11 @@ class Solver:
         n, chain = self._n, self.chain
         angle, hand, low, lengths = self._hand
         loop, _, _ = runner._kernels_cached or runner.kernels()
-        point = None if following or out is not None else _plain_point(target)
+        # one target, and a wrist solve with no step around it (a lock): straight on
+        plain = wrist._plain and not following and out is None
+        point = _plain_point(target) if plain else None
         start = None if point is None else _plain_start(n, init)
-        if point is not None and start is not None:  # one target: straight to the kernels
+        if point is not None and start is not None:
             if start and chain.limits is not None and not low <= init[-1] <= chain.limits[-1, 1]:
                 runner.check_within_limits(chain, np.array(init, dtype=np.float64))
             at = tip_angle.wrist_from_target(point[0], point[1], hand)
@@ -558,6 +560,8 @@ class Solver:
             # (an unlimited chain's start beyond ±2**20 rad is taken to (-π, π] below)
             if chain.limits is not None or max(map(abs, first)) <= LARGEST_ANGLE:
                 key = tuple([float(first[i]) for i in self._lock_index])
+                if chain.limits is not None and init is not None:  # a lock outside its
+                    runner.check_within_limits(chain, np.array(first))  # limits: refused
                 part = self._locks.get(key)
                 if part is None:
                     part = self._locked_part(locked, np.array(first, dtype=np.float64))
