@@ -550,12 +550,15 @@ def bench_threads(count: int, repeats: int) -> dict[str, Any]:
 
 # -- options: the blend weight, joint stiffness and tip angle against the plain DLS ------
 
+#: The hand's angle (rad) of the "angle" variant.
+HAND_ANGLE = 0.3
+
+
 #: The options timed against the plain DLS, each in the same run: a blend weight, a
 #: finite stiffness, a stiffness that locks the middle joint (which solves on the
 #: locked chain, whose two free links reach an annulus in closed form), and the hand's angle
-#: (the first two bones' solve for the wrist, then the hand turned to it).
-#: The hand's angle (rad) of the "angle" variant.
-HAND_ANGLE = 0.3
+#: (the first two bones' solve for the wrist, then the hand turned to it, at
+#: :data:`HAND_ANGLE`).
 OPTION_VARIANTS: dict[str, dict[str, Any]] = {
     "plain": {},
     "weight": {"weight": 0.5},
