@@ -34,10 +34,16 @@ def chain_of(n: int) -> ikchain.Chain:
     return ikchain.Chain(LENGTHS[:n])
 
 
-def random_reachable(chain: ikchain.Chain, count: int, seed: int) -> np.ndarray:
-    """Targets that some pose reaches: the tips of uniformly random poses."""
+def random_reachable(
+    chain: ikchain.Chain, count: int, seed: int, hand: float | None = None
+) -> np.ndarray:
+    """Targets that some pose reaches: the tips of uniformly random poses; with
+    ``hand`` (rad), poses whose last bone points along it (the first angles uniform),
+    so that the tip-angle task reaches them too."""
     rng = np.random.default_rng(seed)
     angles = rng.uniform(-math.pi, math.pi, (count, chain.n_bones))
+    if hand is not None:
+        angles[:, -1] = hand - angles[:, :-1].sum(axis=1)
     return ikchain.end_from_angles(chain.lengths, angles)
 
 
@@ -568,15 +574,6 @@ OPTION_VARIANTS: dict[str, dict[str, Any]] = {
 }
 
 
-def reachable_at_angle(chain: ikchain.Chain, count: int, angle: float, seed: int) -> np.ndarray:
-    """Targets that some pose reaches with its last bone along ``angle``: the tips of
-    random poses (uniform first angles) turned so. Every variant's task reaches them."""
-    rng = np.random.default_rng(seed)
-    angles = rng.uniform(-math.pi, math.pi, (count, chain.n_bones))
-    angles[:, -1] = angle - angles[:, :-1].sum(axis=1)
-    return ikchain.end_from_angles(chain.lengths, angles)
-
-
 def bench_options(frames: int, count: int, repeats: int) -> dict[str, Any]:
     """3-bone DLS with each of :data:`OPTION_VARIANTS` (through ``ikchain.solve``, as a
     drag loop and a batch call it), timed in interleaved rounds so that each ratio to
@@ -584,8 +581,8 @@ def bench_options(frames: int, count: int, repeats: int) -> dict[str, Any]:
 
     Single: µs per solve along a ``frames``-frame drag path, each from the previous
     answer. Batch: ns per target for ``count`` targets that every variant's task
-    reaches (:func:`reachable_at_angle`), from the bent start. Each ratio is the median
-    over the rounds of that round's ratio.
+    reaches (:func:`random_reachable` with the hand at :data:`HAND_ANGLE`), from the
+    bent start. Each ratio is the median over the rounds of that round's ratio.
 
     Also, as ``"angle_any_target"``: the hand's angle and the plain solve on ``count``
     tips of uniformly random poses (:func:`random_reachable`), many of which no pose
@@ -595,7 +592,7 @@ def bench_options(frames: int, count: int, repeats: int) -> dict[str, Any]:
     """
     chain = chain_of(3)
     path = drag_path(chain, frames)
-    targets = reachable_at_angle(chain, count, HAND_ANGLE, seed=29)
+    targets = random_reachable(chain, count, seed=29, hand=HAND_ANGLE)
     solve = ikchain.solve
 
     def single(options: dict[str, Any]) -> Callable[[], Any]:
