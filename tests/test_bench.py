@@ -148,3 +148,24 @@ def test_the_lesson_bench_prints_input_to_paint_for_desktop_and_phone():
     text = lesson.format_results(results)
     assert "browser: worst p95 14.25 ms (goal <= 16 ms)" in text
     assert "phone: worst p95 28.50 ms (goal <= 33 ms)" in text
+
+
+def test_the_drag_benches_send_every_live_section_the_page_s_own_request():
+    """A bench frame is the page's request for that section (2.8 carries the hand's
+    angle): the server answers each one, and 2.8's tip keeps the hand at its angle."""
+    import json
+    import math
+
+    from ikchain.bench.drags import frame_body, sections
+    from ikchain.web.protocol import frame_reply
+
+    states = sections()
+    assert any("angle" in state for state in states)  # 2.8 is timed too
+    for state in states:
+        reply = frame_reply(json.dumps(frame_body(state, state["target"], None)))
+        assert reply["ok"], (state["key"], reply.get("error"))
+        if "angle" in state:
+            joints = reply["frame"]["result"]["joints"]
+            (wx, wy), (tx, ty) = joints[-2], joints[-1]
+            hand = math.atan2(ty - wy, tx - wx)
+            assert abs(math.remainder(hand - state["angle"], math.tau)) < 1e-9

@@ -60,6 +60,7 @@ def frame_body(state: dict[str, Any], target: Sequence[float], init: Any) -> dic
         "smoothing": None,
         "previous_target": None,
         "family": None,
+        **({"angle": state["angle"]} if "angle" in state else {}),  # 2.8: the hand's angle
     }
 
 
