@@ -127,7 +127,8 @@ def test_the_lesson_bench_prints_input_to_paint_for_desktop_and_phone():
         block = {"p50": 1.0, "p95": 2.0, "p99": 3.0, "max": 4.0, "n": 10}
         out = {name: dict(block) for name in lesson.REDRAW_SPANS}
         out["event_to_frame"] = {**block, "p95": frame_p95}
-        return {**out, "redraws": 10, "pointer_events": 10}
+        out["event_to_local"] = {**block, "p95": frame_p95 / 2}
+        return {**out, "redraws": 10, "pointer_events": 10, "in_floor_frame": frame_p95 / 100}
 
     results = {
         "frames": 10,
@@ -146,8 +147,10 @@ def test_the_lesson_bench_prints_input_to_paint_for_desktop_and_phone():
         },
     }
     text = lesson.format_results(results)
-    assert "browser: worst p95 14.25 ms (goal <= 16 ms)" in text
+    assert "browser: worst p95 14.25 ms (goal <= 16 ms); floor's worst p95 7.12 ms" in text
     assert "phone: worst p95 28.50 ms (goal <= 33 ms)" in text
+    # the least share of answers painted in the floor's frame, over the sections
+    assert "floor's frame >= 11.5%" in text and "floor's frame >= 23.0%" in text
 
 
 def test_the_drag_benches_send_every_live_section_the_page_s_own_request():

@@ -9,11 +9,13 @@
  *
  * Measurement hook (used by `python -m ikchain.bench.lesson`): every redraw that
  * answers an input is pushed to window.__ikchainRedraws as
- *   {figure, id, input, handled, received, drawn, painted}
+ *   {figure, id, input, handled, local, received, drawn, painted}
  * in performance.now() milliseconds: input = the event's timeStamp of the earliest
  * pointer/key event the answered request carried, handled = when its handler ran,
- * received = when the answer arrived, drawn = right after update() wrote it,
- * painted = the next animation frame.
+ * local = the first animation frame after the handler (where a page drawing in the
+ * handler, with no server, would paint: the floor, and where the dragged ring is
+ * painted), received = when the answer arrived, drawn = right after update() wrote
+ * it, painted = the next animation frame.
  */
 (function () {
   "use strict";
@@ -206,7 +208,9 @@
   function stamp(event) {
     var now = performance.now();
     var t = event && event.timeStamp > 0 && event.timeStamp <= now ? event.timeStamp : now;
-    return { input: t, handled: now };
+    var at = { input: t, handled: now, local: null };
+    requestAnimationFrame(function () { at.local = performance.now(); }); // see the top
+    return at;
   }
 
   function setAttrs(el, attrs) {
@@ -389,6 +393,9 @@
       angle: d.angle != null ? d.angle : null, // 2.8: the hand's angle (rad), or null
       dragHand: null, // 2.8: where the held pointer drags the hand's knob, or null
       pointer: copy(d.target), // where the reader wants the target
+      // where the reader moved the ring, drawn there at once, until the answer to
+      // the newest request comes (null: the ring is drawn at the answer's target)
+      asked: null,
       init: d.init ? copy(d.init) : null, // explicit start pose for the next request
       cold: false, // next request starts from the default pose (bend), not the frame
       family: null, // family position to move to on the next request
@@ -475,6 +482,9 @@
     var s = this.state;
     var q = s.request;
     if (inputTime != null && q.pendingInput == null) q.pendingInput = inputTime;
+    // the target moved another way (a table row, a link, the stall): the ring waits
+    // for that answer (moveTo draws its own point at once after this)
+    if (s.asked !== s.pointer) s.asked = null;
     if (inputTime != null) {
       s.shown = null; // the reader's input ends a replay
       linkChanged(this); // the reader changed the figure: its link follows (when it rests)
@@ -539,6 +549,7 @@
       s.errorDetail = reply.error || null;
       s.resting = 0;
     }
+    if (!q.pending) s.asked = null; // the newest request is answered
     this.update();
     if (input != null) this.logRedraw(reply.id, input, received);
     var self = this;
@@ -595,7 +606,10 @@
     var log = window.__ikchainRedraws;
     log.push(entry);
     if (log.length > REDRAW_LOG_MAX) log.splice(0, log.length - REDRAW_LOG_MAX);
-    requestAnimationFrame(function () { entry.painted = performance.now(); });
+    requestAnimationFrame(function () {
+      entry.painted = performance.now();
+      entry.local = input.local; // its frame came first (its callback was asked first)
+    });
   };
 
   // ONE redraw of every layer, the readings and the controls from this.state.
@@ -607,6 +621,7 @@
     var joints = r.joints;
     var tip = joints[joints.length - 1];
     var target = r.target;
+    var ring = s.asked && !s.shown ? s.asked : target; // the reader's input, drawn at once
 
     setAttrs(L.outer, { r: f.reach.outer });
     setAttrs(L.inner, { r: f.reach.inner });
@@ -616,8 +631,8 @@
     setAttrs(L.tip, { cx: tip[0], cy: tip[1] });
     setAttrs(L.gap, { x1: tip[0], y1: tip[1], x2: target[0], y2: target[1] });
     show(L.gap, !!f.gap);
-    setAttrs(L.ring, { cx: target[0], cy: target[1] });
-    setAttrs(L.hit, { cx: target[0], cy: target[1] });
+    setAttrs(L.ring, { cx: ring[0], cy: ring[1] });
+    setAttrs(L.hit, { cx: ring[0], cy: ring[1] });
     setAttrs(L.pointer, { cx: s.pointer[0], cy: s.pointer[1] });
     show(L.pointer, !!s.smoothing && f.settled === false);
     L.target.setAttribute("aria-valuetext", f.readings.target);
@@ -841,11 +856,17 @@
     return [Math.max(-e, Math.min(e, w.x)), Math.max(-e, Math.min(e, w.y))];
   };
 
+  // The ring follows the reader at once (as the pole and the hand's knob do); the
+  // chain follows the server's answer. With smoothing the ring is where the server
+  // eased it to: only the pointer's mark follows at once.
   Figure.prototype.moveTo = function (point, inputTime) {
     if (!point) return;
-    this.state.pointer = point;
-    this.state.family = null;
-    this.request(inputTime);
+    var s = this.state;
+    s.pointer = point;
+    s.family = null;
+    this.request(inputTime); // the request goes out first, then the ring is drawn
+    if (!s.smoothing) s.asked = point;
+    this.update();
   };
 
   // A held pointer moves the ring, or the pole when it was pressed on the pole.
