@@ -103,6 +103,38 @@ def test_a_straight_chain_is_a_segment_across_it() -> None:
     assert s2 == pytest.approx(0.0, abs=1e-15)
     assert s1 == pytest.approx(math.hypot(1.4, 0.6), rel=RTOL)
     assert abs(axis) == pytest.approx(math.pi / 2, abs=1e-12)
+    assert -math.pi / 2 < axis <= math.pi / 2  # an axis: +π/2, never its twin -π/2
+
+
+#: Second bones and root angles of isotropic poses; the last two are ones where the
+#: rounded σ₂ came out an ulp above σ₁ (found by a search of 2·10⁵ random ones).
+ISOTROPIC = [
+    (1.0, 0.0),
+    (1.0, 0.3),
+    (1.0, 2.0),
+    (1.0, math.pi),
+    (1.4708278463687552, -2.5394879850409247),
+    (1.740916171466594, 2.8425298742566794),
+]
+
+
+@pytest.mark.parametrize(("bone", "root"), ISOTROPIC)
+def test_an_isotropic_pose_is_a_circle_and_never_inverts_its_axes(bone: float, root: float) -> None:
+    """Bones √2·b and b at 135°: the tip is b from the root, J Jᵀ = b² I (trace
+    |arm₀|² + |arm₁|² = 2b², determinant (√2 b² sin 135°)² = b⁴), so σ₁ = σ₂ = b in
+    real arithmetic; rounding may not make σ₂ exceed σ₁."""
+    s1, s2, axis = manipulability_from_angles(
+        np.array([math.sqrt(2.0) * bone, bone]), np.array([root, 0.75 * math.pi])
+    )
+    assert s1 >= s2
+    assert s1 == pytest.approx(bone, rel=1e-12)
+    assert s2 == pytest.approx(bone, rel=1e-12)
+    assert -math.pi / 2 < axis <= math.pi / 2
+
+
+def test_mismatched_angles_are_refused() -> None:
+    with pytest.raises(ValueError, match=r"expected shape \(\.\.\., 2\), one per bone, got \(3,\)"):
+        manipulability_from_angles(TWO, np.zeros(3))
 
 
 def test_batches_keep_their_shape() -> None:

@@ -229,6 +229,27 @@ MUTANTS: tuple[Mutant, ...] = (
         ("tests/test_contracts.py", "tests/test_kinematics.py"),
     ),
     Mutant(
+        "manipulability: rounding may leave sigma2 above sigma1",
+        "solvers/compiled.py",
+        "out[k, 1] = sigma2 if sigma2 < sigma1 else sigma1",
+        "out[k, 1] = sigma2",
+        ("tests/test_manipulability.py",),
+    ),
+    Mutant(
+        "manipulability: the long axis may come out as -π/2",
+        "solvers/compiled.py",
+        "if axis <= -0.5 * math.pi:",
+        "if axis < -0.5 * math.pi:",
+        ("tests/test_manipulability.py",),
+    ),
+    Mutant(
+        "manipulability: the shorter row is the pivot",
+        "solvers/compiled.py",
+        "longer_u = uu >= ww",
+        "longer_u = uu < ww",
+        ("tests/test_manipulability.py", "tests/test_kinematics.py"),
+    ),
+    Mutant(
         "limited: fitting an angle rounds k the wrong way",
         "solvers/limited.py",
         "k = math.ceil((low - slack - value) / TWO_PI)",

@@ -43,7 +43,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from ikchain.chain import Chain
 from ikchain.checks import check_angles, check_bend, check_points, check_real
-from ikchain.kinematics import wrap_angle
+from ikchain.kinematics import reach_from_lengths, wrap_angle
 from ikchain.solvers import solve
 
 #: Four bones: shrink the root-angle range by this fraction at both ends, so that
@@ -69,11 +69,11 @@ def _root_range(chain: Chain, target: ArrayLike) -> tuple[float, float, float]:
             f"family: expected a reachable target away from the root "
             f"({chain.inner_radius:g} <= d <= {chain.outer_radius:g}, d > 0), got d = {d!r}"
         )
-    rest = Chain(chain.lengths[1:])
+    inner, outer = reach_from_lengths(chain.lengths[1:])  # of the bones after the first
     l1 = float(chain.lengths[0])
     base = l1 * l1 + d * d
-    far = (base - rest.outer_radius**2) / (2.0 * l1 * d)  # cos(beta) >= far
-    near = (base - rest.inner_radius**2) / (2.0 * l1 * d)  # cos(beta) <= near
+    far = (base - outer**2) / (2.0 * l1 * d)  # cos(beta) >= far
+    near = (base - inner**2) / (2.0 * l1 * d)  # cos(beta) <= near
     beta_max = math.acos(max(-1.0, min(1.0, far)))
     beta_min = math.acos(max(-1.0, min(1.0, near)))
     return math.atan2(ty, tx), beta_min, beta_max

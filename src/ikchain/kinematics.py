@@ -87,13 +87,12 @@ def condition_from_angles(lengths: FloatArray, angles: FloatArray) -> FloatArray
 def condition_from_manipulability(ellipse: FloatArray) -> FloatArray:
     """``σ₁ / σ₂`` of :func:`manipulability_from_angles`' ellipses (..., 3), shape (...):
     inf where ``σ₂`` is 0. The one definition of the condition number, so that a caller
-    holding the ellipse (a lesson frame draws it) gets the same number without a
-    second SVD."""
+    holding the ellipse (a lesson frame draws it) gets the same number without
+    computing the ellipse again."""
     ellipse = np.asarray(ellipse, dtype=np.float64)
-    sigma1, sigma2 = ellipse[..., 0], ellipse[..., 1]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        ratio = sigma1 / sigma2
-    return np.asarray(np.where(sigma2 > 0.0, ratio, np.inf), dtype=np.float64)
+    sigma2 = ellipse[..., 1]
+    out = np.full(sigma2.shape, np.inf)
+    return np.divide(ellipse[..., 0], sigma2, out=out, where=sigma2 > 0.0)
 
 
 def reach_from_lengths(lengths: FloatArray) -> tuple[float, float]:
@@ -107,7 +106,7 @@ def reach_from_lengths(lengths: FloatArray) -> tuple[float, float]:
     longest = int(np.argmax(lengths))
     # Longest minus the sum of the others, one rounding step: for two bones this is
     # exactly the float |L1 - L2| that the closed form folds to.
-    others = float(np.sum(np.delete(lengths, longest)))
+    others = float(np.sum(np.concatenate((lengths[:longest], lengths[longest + 1 :]))))
     inner = max(0.0, float(lengths[longest]) - others)
     return inner, outer
 
@@ -181,12 +180,26 @@ def manipulability_from_angles(lengths: FloatArray, angles: FloatArray) -> Float
     ellipse : array, shape (..., 3)
         ``σ₁`` (m/rad), ``σ₂`` (m/rad) and the long axis's direction (rad, in
         (-π/2, π/2], from +x: an axis, so a direction and its opposite are one).
+
+    Raises
+    ------
+    ValueError
+        If ``angles``' last axis does not hold one angle per bone.
+
+    Notes
+    -----
+    Computed without an SVD, in closed form from ``J Jᵀ`` and a Gram–Schmidt step
+    on ``J``'s two rows, by a compiled loop over the poses
+    (``ikchain.solvers.compiled.ellipse_into``): a microsecond for one pose,
+    which a lesson frame needs at every drag event.
     """
-    jacobian = jacobian_from_angles(lengths, np.asarray(angles, dtype=np.float64))
-    left, sigma, _ = np.linalg.svd(jacobian)  # (..., 2, 2), (..., 2): σ₁ ≥ σ₂ ≥ 0
-    axis = np.arctan2(left[..., 1, 0], left[..., 0, 0])  # first left singular vector
-    axis = axis - np.pi * (axis > np.pi / 2) + np.pi * (axis <= -np.pi / 2)
-    out = np.empty((*sigma.shape[:-1], 3))
-    out[..., :2] = sigma
-    out[..., 2] = axis
-    return out
+    from ikchain.solvers.runner import ellipses  # with the solvers' kernels
+
+    lengths = np.ascontiguousarray(lengths, dtype=np.float64)
+    angles = np.asarray(angles, dtype=np.float64)
+    if lengths.ndim != 1 or angles.shape[-1:] != lengths.shape:
+        raise ValueError(
+            f"angles: expected shape (..., {lengths.size}), one per bone, got {angles.shape}"
+        )
+    poses = np.ascontiguousarray(angles.reshape(-1, lengths.size))
+    return ellipses(lengths, poses).reshape(*angles.shape[:-1], 3)

@@ -181,7 +181,7 @@ def frame_from_request(request: FrameRequest) -> dict[str, Any]:
         family = {"position": family_from_angles(chain, target, result.angles)}
     elif chain.n_bones == 4 and chain.limits is None and result.reachable and any(target):
         family = {"positions": list(family4_from_angles(chain, target, result.angles))}
-    # one SVD for the ellipse and the condition number it shows
+    # the ellipse, and the condition number it shows from it
     manipulability = manipulability_from_angles(chain.lengths, result.angles)
     condition = float(condition_from_manipulability(manipulability))
     readings = readings_from_result(result, chain, iterations, condition)

@@ -340,7 +340,7 @@ def replay_view(replay: Replay, chain: Chain, labels: dict[str, str]) -> dict[st
         title=labels["title"],
         chart_id=labels["id"],
     )
-    # every step's condition number in one vectorised call (one SVD a step otherwise)
+    # every step's condition number in one call (one compiled loop over the steps)
     poses = np.array([step.result.angles for step in replay.steps])
     conditions = condition_from_angles(chain.lengths, poses).tolist()
     target = np.asarray(replay.final.target, dtype=float)

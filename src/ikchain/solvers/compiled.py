@@ -143,3 +143,57 @@ def stay(
     for i in range(joints.shape[0]):
         new_joints[i, 0] = joints[i, 0]
         new_joints[i, 1] = joints[i, 1]
+
+
+@kernel("void(float64[::1], float64[:, ::1], float64[:, ::1])")
+def ellipse_into(lengths: np.ndarray, angles: np.ndarray, out: np.ndarray) -> None:
+    """The manipulability ellipse of each pose (m, n) into ``out`` (m, 3): ``σ₁``,
+    ``σ₂`` and the long axis (see :func:`ikchain.kinematics.manipulability_from_angles`,
+    which calls this; one pose of a drag frame costs a microsecond, not an SVD's 20).
+
+    The tip Jacobian's rows are ``u = -arm_y`` and ``w = arm_x`` (arm ``i``: joint ``i``
+    to the tip, summed tip-first from the bones). ``σ₁²`` is the larger eigenvalue of
+    ``J Jᵀ = [[u·u, u·w], [u·w, w·w]]`` (no cancellation: a sum plus a hypot), and
+    ``σ₁σ₂ = |det|`` is the longer row's length times the length of the other row's
+    part across it (Gram–Schmidt on the two rows: an absolute error of a few ulps of
+    ``σ₁``, as an SVD's; ``u·u · w·w - (u·w)²`` would lose half the digits near a
+    straight chain). The axis is the first eigenvector's angle, ``atan2(2 u·w,
+    u·u - w·w) / 2``, in (-π/2, π/2].
+    """
+    n = lengths.size
+    arm = np.empty((n, 2))
+    for k in range(angles.shape[0]):
+        absolute = 0.0
+        for i in range(n):  # each bone's vector, in the arm array for now
+            absolute += angles[k, i]
+            arm[i, 0] = lengths[i] * math.cos(absolute)
+            arm[i, 1] = lengths[i] * math.sin(absolute)
+        for i in range(n - 2, -1, -1):  # tail first: arm i = bone i + arm i + 1
+            arm[i, 0] += arm[i + 1, 0]
+            arm[i, 1] += arm[i + 1, 1]
+        uu = 0.0
+        ww = 0.0
+        uw = 0.0
+        for i in range(n):
+            uu += arm[i, 1] * arm[i, 1]
+            ww += arm[i, 0] * arm[i, 0]
+            uw -= arm[i, 0] * arm[i, 1]
+        sigma1 = math.sqrt(0.5 * (uu + ww) + math.hypot(0.5 * (uu - ww), uw))
+        # the longer row p (never zero: the last bone's column has its length), the
+        # other s less its part along p; column (x, y) of J is (-arm_y, arm_x)
+        longer_u = uu >= ww
+        pp = uu if longer_u else ww
+        along = uw / pp
+        across = 0.0
+        for i in range(n):
+            p = -arm[i, 1] if longer_u else arm[i, 0]
+            s = arm[i, 0] if longer_u else -arm[i, 1]
+            rest = s - along * p
+            across += rest * rest
+        sigma2 = math.sqrt(pp) * math.sqrt(across) / sigma1
+        axis = 0.5 * math.atan2(2.0 * uw, uu - ww)
+        if axis <= -0.5 * math.pi:  # atan2(-0.0, negative) is -π: the same axis
+            axis += math.pi
+        out[k, 0] = sigma1
+        out[k, 1] = sigma2 if sigma2 < sigma1 else sigma1
+        out[k, 2] = axis

@@ -44,7 +44,13 @@ import numpy as np
 
 from ikchain.solvers import ccd, dls, fabrik, transpose
 from ikchain.solvers.blend import blend_row, blend_rows  # noqa: F401 (runner.blend_after's)
-from ikchain.solvers.compiled import copy_into, joints_into, kernel, norm
+from ikchain.solvers.compiled import (
+    copy_into,
+    ellipse_into,  # noqa: F401 (runner.ellipses')
+    joints_into,
+    kernel,
+    norm,
+)
 from ikchain.solvers.limited import FOUND_CERTIFIED, FOUND_MIN_ERROR, FOUND_POSE, FOUND_POSED
 from ikchain.solvers.methods import CODE, LARGEST_ANGLE, START_BEND
 from ikchain.solvers.records import (

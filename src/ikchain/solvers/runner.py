@@ -379,3 +379,14 @@ def blend_after(
     if shape == ():  # one target: a float and a Status, as every single Result
         told["error"], told["status"] = float(error), status.item()
     return answer.replace(**told)
+
+
+def ellipses(lengths: NDArray[np.float64], poses: NDArray[np.float64]) -> NDArray[np.float64]:
+    """The manipulability ellipses (m, 3) of ``poses`` (m, n), C-ordered float64, by
+    the kernels in use (:func:`ikchain.kinematics.manipulability_from_angles` checks
+    and shapes; while numba compiles, the plain-Python copy answers, so that a drag
+    frame never waits for a compile)."""
+    loop, _, _ = _kernels_cached or kernels()
+    out = np.empty((poses.shape[0], 3))
+    loop.ellipse_into(lengths, poses, out)
+    return out

@@ -256,8 +256,7 @@ def decode(body: bytes | str) -> Any:
     return data
 
 
-#: The reply check's message for an answer holding NaN or infinity (also when the
-#: frame's readings fail on one first: numpy's SVD of a NaN Jacobian "did not converge").
+#: The reply check's message for an answer holding NaN or infinity.
 NON_FINITE_REPLY = (
     "reply: expected finite numbers in the answer, got NaN or infinity "
     "(the chain or the target is beyond the solver's range)"
@@ -556,10 +555,7 @@ def _out_of_range(error: BaseException) -> RequestError:
 
 
 #: How the library's errors become request errors: the first row whose class matches.
-#: numpy's "SVD did not converge" (a ValueError) comes from the readings of an answer
-#: holding NaN, so it gets the reply check's message.
 ERROR_TRANSLATIONS: tuple[tuple[type[Exception], Callable[[BaseException], RequestError]], ...] = (
-    (np.linalg.LinAlgError, lambda error: RequestError(NON_FINITE_REPLY)),
     (ValueError, lambda error: RequestError(str(error))),
     (ArithmeticError, _out_of_range),
 )
