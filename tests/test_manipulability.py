@@ -13,13 +13,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ikchain import Chain, solve
-from ikchain.kinematics import (
-    condition_from_angles,
-    end_from_angles,
-    manipulability_from_angles,
-)
+from ikchain.kinematics import end_from_angles
 from ikchain.lesson import figures
 from ikchain.lesson.frames import ELLIPSE_SCALE, ellipse_view
+from ikchain.manipulability import condition_from_angles, manipulability_from_angles
 from ikchain.web.protocol import frame_reply
 
 TWO = np.array([0.8, 0.6])

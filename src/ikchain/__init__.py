@@ -12,13 +12,13 @@ from importlib.metadata import PackageNotFoundError, version
 from ikchain import family, reach
 from ikchain.chain import Chain
 from ikchain.kinematics import (
-    condition_from_angles,
     end_from_angles,
     jacobian_from_angles,
     joints_from_angles,
     min_error_from_target,
     reach_from_lengths,
 )
+from ikchain.manipulability import condition_from_angles
 from ikchain.result import Result, Status
 from ikchain.solvers import METHODS, Solver, default_init, follow, solve
 

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from ikchain.chain import Chain
-from ikchain.kinematics import condition_from_angles
+from ikchain.manipulability import condition_from_angles
 from ikchain.solvers import solve
 
 #: d/ΣL of the rows of the lesson's table 2b and of the bench figure.

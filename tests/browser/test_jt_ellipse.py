@@ -15,9 +15,9 @@ import numpy as np
 import pytest
 
 import ikchain
-from ikchain.kinematics import manipulability_from_angles
 from ikchain.lesson.content import load_text
 from ikchain.lesson.frames import ELLIPSE_SCALE
+from ikchain.manipulability import manipulability_from_angles
 
 from .conftest import SCREENSHOTS, UNFOLD
 from .test_lesson_extras import phone_lesson

@@ -27,14 +27,14 @@ from ikchain.family import (
     family_from_angles,
 )
 from ikchain.formatting import format_degrees, format_number, format_point
-from ikchain.kinematics import (
+from ikchain.kinematics import wrap_angle
+from ikchain.lesson.hand import hand_readings, hand_view
+from ikchain.lesson.limits import held_joints, limits_view
+from ikchain.manipulability import (
     condition_from_angles,
     condition_from_manipulability,
     manipulability_from_angles,
-    wrap_angle,
 )
-from ikchain.lesson.hand import hand_readings, hand_view
-from ikchain.lesson.limits import held_joints, limits_view
 from ikchain.result import Result
 from ikchain.solvers import DEFAULT_MAX_ITERATIONS, METHODS, OPTIONS, solve
 
@@ -218,7 +218,7 @@ def ellipse_view(
 ) -> dict[str, Any]:
     """The manipulability ellipse of ``result``'s pose as the figure draws it.
 
-    :func:`ikchain.kinematics.manipulability_from_angles` at the result's angles,
+    :func:`ikchain.manipulability.manipulability_from_angles` at the result's angles,
     placed at its tip and scaled by ``scale`` (m per m/rad); ``manipulability`` is
     that function's (3,) answer when the caller has it already.
 

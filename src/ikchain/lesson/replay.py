@@ -35,7 +35,7 @@ import numpy as np
 
 from ikchain.chain import Chain
 from ikchain.formatting import format_angle, format_number
-from ikchain.kinematics import condition_from_angles, wrap_angle
+from ikchain.kinematics import wrap_angle
 from ikchain.lesson import plots
 from ikchain.lesson.frames import (
     METHOD_TAKES,
@@ -57,6 +57,7 @@ from ikchain.lesson.replay_bounds import (
     steps_of,
 )
 from ikchain.lesson.words import load_text
+from ikchain.manipulability import condition_from_angles
 from ikchain.result import Result
 from ikchain.solvers import solve
 

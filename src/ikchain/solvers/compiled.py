@@ -148,7 +148,7 @@ def stay(
 @kernel("void(float64[::1], float64[:, ::1], float64[:, ::1])")
 def ellipse_into(lengths: np.ndarray, angles: np.ndarray, out: np.ndarray) -> None:
     """The manipulability ellipse of each pose (m, n) into ``out`` (m, 3): ``σ₁``,
-    ``σ₂`` and the long axis (see :func:`ikchain.kinematics.manipulability_from_angles`,
+    ``σ₂`` and the long axis (see :func:`ikchain.manipulability.manipulability_from_angles`,
     which calls this; one pose of a drag frame costs a microsecond, not an SVD's 20).
 
     The tip Jacobian's rows are ``u = -arm_y`` and ``w = arm_x`` (arm ``i``: joint ``i``

@@ -383,7 +383,7 @@ def blend_after(
 
 def ellipses(lengths: NDArray[np.float64], poses: NDArray[np.float64]) -> NDArray[np.float64]:
     """The manipulability ellipses (m, 3) of ``poses`` (m, n), C-ordered float64, by
-    the kernels in use (:func:`ikchain.kinematics.manipulability_from_angles` checks
+    the kernels in use (:func:`ikchain.manipulability.manipulability_from_angles` checks
     and shapes; while numba compiles, the plain-Python copy answers, so that a drag
     frame never waits for a compile)."""
     loop, _, _ = _kernels_cached or kernels()
