@@ -103,7 +103,7 @@ def test_a_straight_chain_is_a_segment_across_it() -> None:
     assert -math.pi / 2 < axis <= math.pi / 2  # an axis: +π/2, never its twin -π/2
 
 
-#: Second bones and root angles of isotropic poses; the last two are ones where the
+#: Second bones and root angles of isotropic poses; the last three are ones where the
 #: rounded σ₂ came out an ulp above σ₁ (found by a search of 2·10⁵ random ones).
 ISOTROPIC = [
     (1.0, 0.0),
@@ -111,7 +111,8 @@ ISOTROPIC = [
     (1.0, 2.0),
     (1.0, math.pi),
     (1.4708278463687552, -2.5394879850409247),
-    (1.740916171466594, 2.8425298742566794),
+    (0.6125947561513535, -1.5430803121990004),
+    (0.19884047202237826, -1.918040503997749),
 ]
 
 
@@ -127,6 +128,20 @@ def test_an_isotropic_pose_is_a_circle_and_never_inverts_its_axes(bone: float, r
     assert s1 == pytest.approx(bone, rel=1e-12)
     assert s2 == pytest.approx(bone, rel=1e-12)
     assert -math.pi / 2 < axis <= math.pi / 2
+
+
+@pytest.mark.parametrize("scale", [1e-200, 1e-100, 1e100, 1e200])
+def test_the_ellipse_scales_with_the_chain_at_any_finite_size(scale: float) -> None:
+    """Lengths times s: the Jacobian times s, so σ₁ and σ₂ times s and the same axis
+    (J Jᵀ's entries would over- or underflow at these sizes, in metres squared)."""
+    rng = np.random.default_rng(7)
+    bones = rng.uniform(0.1, 1.0, 3)
+    poses = rng.uniform(-math.pi, math.pi, (50, 3))
+    unit = manipulability_from_angles(bones, poses)
+    scaled = manipulability_from_angles(scale * bones, poses)
+    assert np.all(np.isfinite(scaled))
+    np.testing.assert_allclose(scaled[:, :2] / scale, unit[:, :2], rtol=1e-12, atol=1e-13)
+    np.testing.assert_allclose(scaled[:, 2], unit[:, 2], rtol=0, atol=1e-12)
 
 
 def test_mismatched_angles_are_refused() -> None:

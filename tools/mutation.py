@@ -231,8 +231,15 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "manipulability: rounding may leave sigma2 above sigma1",
         "solvers/compiled.py",
-        "out[k, 1] = sigma2 if sigma2 < sigma1 else sigma1",
-        "out[k, 1] = sigma2",
+        "out[k, 1] = (sigma2 if sigma2 < sigma1 else sigma1) * total",
+        "out[k, 1] = sigma2 * total",
+        ("tests/test_manipulability.py",),
+    ),
+    Mutant(
+        "manipulability: squares in metres (overflow for a chain of 1e200 m)",
+        "solvers/compiled.py",
+        "        total += lengths[i]\n",
+        "        total = 1.0\n",
         ("tests/test_manipulability.py",),
     ),
     Mutant(

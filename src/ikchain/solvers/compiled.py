@@ -158,16 +158,22 @@ def ellipse_into(lengths: np.ndarray, angles: np.ndarray, out: np.ndarray) -> No
     part across it (Gram–Schmidt on the two rows: an absolute error of a few ulps of
     ``σ₁``, as an SVD's; ``u·u · w·w - (u·w)²`` would lose half the digits near a
     straight chain). The axis is the first eigenvector's angle, ``atan2(2 u·w,
-    u·u - w·w) / 2``, in (-π/2, π/2].
+    u·u - w·w) / 2``, in (-π/2, π/2]. Lengths are taken in units of the chain's total
+    length (and σ's scaled back), so that no square over- or underflows for any chain
+    with a finite total.
     """
     n = lengths.size
+    total = 0.0
+    for i in range(n):
+        total += lengths[i]
     arm = np.empty((n, 2))
     for k in range(angles.shape[0]):
         absolute = 0.0
         for i in range(n):  # each bone's vector, in the arm array for now
             absolute += angles[k, i]
-            arm[i, 0] = lengths[i] * math.cos(absolute)
-            arm[i, 1] = lengths[i] * math.sin(absolute)
+            unit = lengths[i] / total
+            arm[i, 0] = unit * math.cos(absolute)
+            arm[i, 1] = unit * math.sin(absolute)
         for i in range(n - 2, -1, -1):  # tail first: arm i = bone i + arm i + 1
             arm[i, 0] += arm[i + 1, 0]
             arm[i, 1] += arm[i + 1, 1]
@@ -179,8 +185,9 @@ def ellipse_into(lengths: np.ndarray, angles: np.ndarray, out: np.ndarray) -> No
             ww += arm[i, 0] * arm[i, 0]
             uw -= arm[i, 0] * arm[i, 1]
         sigma1 = math.sqrt(0.5 * (uu + ww) + math.hypot(0.5 * (uu - ww), uw))
-        # the longer row p (never zero: the last bone's column has its length), the
-        # other s less its part along p; column (x, y) of J is (-arm_y, arm_x)
+        # the longer row p, the other s less its part along p; column (x, y) of J is
+        # (-arm_y, arm_x). p·p >= (u·u + w·w) / 2 >= 1 / (8 n²): some arm is at least
+        # half the longest bone, which is at least 1/n of the total
         longer_u = uu >= ww
         pp = uu if longer_u else ww
         along = uw / pp
@@ -194,6 +201,6 @@ def ellipse_into(lengths: np.ndarray, angles: np.ndarray, out: np.ndarray) -> No
         axis = 0.5 * math.atan2(2.0 * uw, uu - ww)
         if axis <= -0.5 * math.pi:  # atan2(-0.0, negative) is -π: the same axis
             axis += math.pi
-        out[k, 0] = sigma1
-        out[k, 1] = sigma2 if sigma2 < sigma1 else sigma1
+        out[k, 0] = sigma1 * total
+        out[k, 1] = (sigma2 if sigma2 < sigma1 else sigma1) * total
         out[k, 2] = axis
