@@ -198,3 +198,70 @@ def test_a_solver_with_bend_still_takes_a_warm_start() -> None:
     _same(second, ikchain.solve(CHAIN, [1.0, 0.55], "ccd", init=first.angles))
     with pytest.raises(ValueError, match="expected init or bend, got both"):
         ikchain.solve(CHAIN, [1.0, 0.55], "ccd", init=first.angles, bend=-1)
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"angle": 0.3},
+        {"stiffness": [0.0, math.inf, 0.5]},
+        {"weight": 0.5},
+        {"soft": 0.1},
+        {"rest": [0.1, -0.2, 0.3]},
+    ],
+)
+def test_a_call_with_a_step_around_the_solve_answers_and_refuses_as_solve_does(
+    options: dict,
+) -> None:
+    """One plain point and start skip the call's shape checks for every Solver, not
+    only a plain one: the answer is still ``solve()``'s, to the bit, and a start of
+    the wrong shape still gets the call's own words."""
+    solver = ikchain.Solver(THREE, "dls", **options)
+    start = [0.3, 0.2, 0.4]
+    for target in TARGETS[:6]:
+        mine = solver(target.tolist(), start)
+        _same(mine, ikchain.solve(THREE, target.tolist(), "dls", init=start, **options))
+        assert mine.shape == ()
+        start = mine.angles.tolist()
+    with pytest.raises(
+        ValueError, match=r"init: expected one start pose, shape \(3,\), got shape \(2, 3\)"
+    ):
+        solver([0.5, 0.5], [start, start])
+    with pytest.raises(
+        ValueError, match=r"init: expected shape \(\.\.\., 3\) for a 3-bone chain, got \(2,\)"
+    ):
+        solver([0.5, 0.5], start[:2])
+
+
+def test_solve_keeps_no_answer_of_one_rest_or_pole_for_another() -> None:
+    """``solve()`` keeps the Solvers it made for a rest pose or a pole given as a list
+    or tuple (a drag repeats the call), by their items and the items' types: another
+    rest or pole, or the same numbers of a refused type, is never answered by it."""
+    target = [0.6, 0.5]
+    for rest in ([0.0, 0.0, 0.0], [1.0, -1.0, 1.0], (1.0, -1.0, 1.0), [0, 0, 0]):
+        _same(
+            ikchain.solve(THREE, target, "dls", rest=rest, rest_weight=3.0),
+            ikchain.Solver(THREE, "dls", rest=rest, rest_weight=3.0)(target),
+        )
+    toward = ikchain.solve(THREE, target, "dls", rest=[1.0, -1.0, 1.0], rest_weight=3.0)
+    straight = ikchain.solve(THREE, target, "dls", rest=[0.0, 0.0, 0.0], rest_weight=3.0)
+    assert np.abs(toward.angles - straight.angles).max() > 0.1
+    with pytest.raises(ValueError, match="rest"):
+        ikchain.solve(THREE, target, "dls", rest=[0.0, 0.0, True])
+    for pole in ([0.3, 1.0], [0.3, -1.0], (0.3, 1.0)):
+        _same(
+            ikchain.solve(CHAIN, [1.0, 0.5], "analytic", pole=pole),
+            ikchain.Solver(CHAIN, "analytic", pole=pole)([1.0, 0.5]),
+        )
+    up = ikchain.solve(CHAIN, [1.0, 0.5], "analytic", pole=[0.3, 1.0])
+    down = ikchain.solve(CHAIN, [1.0, 0.5], "analytic", pole=[0.3, -1.0])
+    assert np.sign(up.angles[1]) == -np.sign(down.angles[1]) != 0.0
+    path = [[0.6, 0.5], [0.5, 0.6]]
+    _same(
+        ikchain.follow(THREE, path, "dls", rest=[1.0, -1.0, 1.0], rest_weight=3.0),
+        ikchain.Solver(THREE, "dls", rest=[1.0, -1.0, 1.0], rest_weight=3.0).follow(path),
+    )
+    _same(
+        ikchain.follow(THREE, path, "dls", rest=[0.0, 0.0, 0.0], rest_weight=3.0),
+        ikchain.Solver(THREE, "dls", rest=[0.0, 0.0, 0.0], rest_weight=3.0).follow(path),
+    )

@@ -798,6 +798,34 @@ MUTANTS: tuple[Mutant, ...] = (
         LOCK_ALIKE_TESTS,
     ),
     Mutant(
+        "solve cache: a rest pose left out of the key",
+        "solvers/__init__.py",
+        "        _items(rest),\n",
+        "        None,\n",
+        (
+            "tests/test_solver_object.py::test_solve_keeps_no_answer_of_one_rest_or_pole_for_another",
+        ),
+    ),
+    Mutant(
+        "solve cache: a pole left out of the key",
+        "solvers/__init__.py",
+        "        _items(pole),\n",
+        "        None,\n",
+        (
+            "tests/test_solver_object.py::test_solve_keeps_no_answer_of_one_rest_or_pole_for_another",
+        ),
+    ),
+    Mutant(
+        "Solver call: a stepped Solver's one-point call drops its start",
+        "solvers/solver.py",
+        "                    return self.solve(point, init)",
+        "                    return self.solve(point, None)",
+        (
+            "tests/test_solver_object.py::"
+            "test_a_call_with_a_step_around_the_solve_answers_and_refuses_as_solve_does",
+        ),
+    ),
+    Mutant(
         "stiffness: NaN let through (only a negative refused)",
         "solvers/stiffness.py",
         "    bad = np.flatnonzero(~(array >= 0.0))",

@@ -214,29 +214,27 @@ def solve(
     """
     if init is not None and bend is not None:
         raise ValueError("bend: chooses the default start pose; expected init or bend, got both")
-    key = None
-    if rest is None and pole is None:  # hashable options (arrays are not): made before?
-        key = _key(
-            chain,
-            method,
-            max_iterations,
-            tolerance,
-            damping,
-            bend,
-            max_step,
-            trace,
-            rest_weight,
-            soft,
-            weight,
-            stiffness,
-            angle,
-        )
-        try:
-            solver = _SOLVERS.get(key)
-        except TypeError:  # an unhashable value: the Solver's checks say what is wrong
-            solver = key = None
-        if solver is not None:
-            return solver.solve(target, init, out=out)
+    # made before, with the same options? (arrays are not hashable: made again)
+    key = _key(
+        chain,
+        method,
+        max_iterations,
+        tolerance,
+        damping,
+        bend,
+        max_step,
+        trace,
+        rest_weight,
+        soft,
+        weight,
+        stiffness,
+        angle,
+        rest,
+        pole,
+    )
+    solver = _find(key)
+    if solver is not None:
+        return solver.solve(target, init, out=out)
     solver = Solver(
         chain,
         method,
@@ -272,18 +270,15 @@ def _key(
     weight: Any,
     stiffness: Any = None,
     angle: Any = None,
+    rest: Any = None,
+    pole: Any = None,
 ) -> tuple[Any, ...]:
     """What ``solve()`` and ``follow()`` find their Solver by: the chain (by identity:
     the cache holds it, so no other object can take its id), the method, the option
     values and their types (1 == 1.0 == True, but only some of them are valid);
-    ``stiffness``, a tuple or list, by its items and theirs (anything else, an array,
-    makes a key that cannot be hashed: the caller looks nothing up)."""
-    if stiffness is not None:
-        kind = type(stiffness)
-        if kind is tuple or kind is list:
-            stiffness = (kind, tuple(stiffness), tuple(map(type, stiffness)))
-        else:
-            stiffness = [stiffness]  # unhashable on purpose
+    ``stiffness``, ``rest`` and ``pole``, tuples or lists, by their items and theirs
+    (anything else, an array, makes a key that cannot be hashed: the caller looks
+    nothing up)."""
     return (
         id(chain),
         method,
@@ -296,8 +291,10 @@ def _key(
         rest_weight,
         soft,
         weight,
-        stiffness,
+        _items(stiffness),
         angle,
+        _items(rest),
+        _items(pole),
         type(max_iterations),
         type(tolerance),
         type(damping),
@@ -311,14 +308,37 @@ def _key(
     )
 
 
-def _keep(key: tuple[Any, ...] | None, solver: Solver) -> None:
+def _items(value: Any) -> Any:
+    """A list or tuple option as a key: its kind, its items and their types; None as
+    itself; anything else unhashable on purpose (an array: nothing looked up)."""
+    if value is None:
+        return None
+    kind = type(value)
+    if kind is tuple or kind is list:
+        return (kind, tuple(value), tuple(map(type, value)))
+    return [value]
+
+
+def _find(key: tuple[Any, ...]) -> Solver | None:
+    """The Solver kept for ``key``, if any (a key holding an array or a malformed
+    option cannot be looked up: None, and the Solver's checks say what is wrong)."""
+    try:
+        return _SOLVERS.get(key)
+    except TypeError:
+        return None
+
+
+def _keep(key: tuple[Any, ...], solver: Solver) -> None:
     """Keep ``solver`` for calls with the same options (a drag makes the same call again
     and again, and making a Solver, checking every option, costs more than the solve);
     a few hundred at most."""
-    if key is not None:
-        if len(_SOLVERS) >= _SOLVERS_KEPT:
-            _SOLVERS.clear()
-        _SOLVERS[key] = solver
+    try:
+        hash(key)
+    except TypeError:  # not to be found again (see _find)
+        return
+    if len(_SOLVERS) >= _SOLVERS_KEPT:
+        _SOLVERS.clear()
+    _SOLVERS[key] = solver
 
 
 #: The Solvers ``solve()`` and ``follow()`` made, by :func:`_key`; each holds its chain.
@@ -393,16 +413,11 @@ def follow(
         )
     if init is not None and bend is not None:
         raise ValueError("bend: chooses the default start pose; expected init or bend, got both")
-    key = None
-    if rest is None:
-        options = (max_iterations, tolerance, damping, bend, max_step, trace, rest_weight)
-        key = ("follow", *_key(chain, method, *options, soft, weight, stiffness, angle))
-        try:
-            solver = _SOLVERS.get(key)
-        except TypeError:
-            solver = key = None
-        if solver is not None:
-            return solver.follow(path, init, out=out)
+    options = (max_iterations, tolerance, damping, bend, max_step, trace, rest_weight)
+    key = ("follow", *_key(chain, method, *options, soft, weight, stiffness, angle, rest))
+    solver = _find(key)
+    if solver is not None:
+        return solver.follow(path, init, out=out)
     solver = Solver(
         chain,
         method,

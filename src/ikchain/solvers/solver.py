@@ -254,16 +254,19 @@ class Solver:
             For a target that is not one finite point or a start pose that is not one
             pose within the joint limits (:meth:`batch` solves many).
         """
-        if self._plain:
-            point = _plain_point(target)
-            if point is not None:
-                if self._kernel < 0:  # analytic
-                    if init is None:
-                        return self._analytic_one(point)
-                else:
-                    has_start = _plain_start(self._n, init)
-                    if has_start is not None:
+        point = _plain_point(target)
+        if point is not None:
+            if self._kernel < 0:  # analytic
+                if init is None:
+                    return self._analytic_one(point) if self._plain else self.solve(point)
+            else:
+                has_start = _plain_start(self._n, init)
+                if has_start is not None:
+                    if self._plain:
                         return self._iterate_one(point, init if has_start else None)
+                    # a step around the solve (a lock, the hand's angle, a blend...):
+                    # one plain point and start need none of the checks below
+                    return self.solve(point, init)
         points = check_points(target, "target")
         if points.shape != (2,):
             raise ValueError(
