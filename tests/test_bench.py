@@ -5,10 +5,11 @@ Times are printed, never asserted.
 
 import json
 
+import numpy as np
 import pytest
 
 import ikchain
-from ikchain.bench import main
+from ikchain.bench import main, suites
 from ikchain.reach import REACH_RATIOS, sweeps_to_tolerance
 
 
@@ -65,6 +66,8 @@ def test_bench_runs_tiny_and_writes_json(tmp_path, capsys):
         "locked",
         "angle",
     ]
+    for row in data["options"]["rows"]:  # the shared wavy path, reported beside
+        assert row["single_wavy_ratio"] > 0.0
     # the angle on position-only targets: some no pose reaches with the hand at the angle
     anywhere = data["options"]["angle_any_target"]
     assert 0.0 < anywhere["unreachable_share"] < 1.0
@@ -172,3 +175,31 @@ def test_the_drag_benches_send_every_live_section_the_page_s_own_request():
             (wx, wy), (tx, ty) = joints[-2], joints[-1]
             hand = math.atan2(ty - wy, tx - wx)
             assert abs(math.remainder(hand - state["angle"], math.tau)) < 1e-9
+
+
+def test_each_task_path_is_reached_by_its_task_and_the_plain_solve():
+    """The options bench times each variant along a path its own task reaches (a
+    locked joint held at its start angle, the hand at its angle): every frame's
+    target is within reach for the variant and for the plain solve, by the annulus
+    of the free links (checked here from the path's own numbers) and by the solves."""
+    chain = suites.chain_of(3)
+    lengths = chain.lengths
+    for name, options in suites.OPTION_VARIANTS.items():
+        path = suites.task_path(chain, 60, options)
+        radius = np.hypot(path[:, 0], path[:, 1])
+        assert radius.max() <= lengths.sum() * (1 + 1e-12)
+        previous = None
+        for target in path:
+            answer = ikchain.solve(chain, target.tolist(), "dls", init=previous, **options)
+            assert answer.reachable, (name, target)
+            assert ikchain.solve(chain, target.tolist(), "dls").reachable
+            previous = answer.angles
+        if name == "angle":  # the wrist lies in the first two bones' annulus
+            wrist = path - lengths[2] * np.array([np.cos(0.3), np.sin(0.3)])
+            reach = np.hypot(wrist[:, 0], wrist[:, 1])
+            assert np.all(reach <= lengths[0] + lengths[1] + 1e-12)
+            assert np.all(reach >= abs(lengths[0] - lengths[1]) - 1e-12)
+    # the plain path moves every joint: the targets sweep in and out
+    plain = suites.task_path(chain, 60, {})
+    radius = np.hypot(plain[:, 0], plain[:, 1]) / lengths.sum()
+    assert radius.max() - radius.min() > 0.3

@@ -24,6 +24,7 @@ import numpy as np
 import ikchain
 from ikchain.bench.peers import Peer
 from ikchain.reach import REACH_RATIOS, sweeps_to_tolerance
+from ikchain.solvers import START_BEND
 
 #: Bone lengths of the n-bone chains (the first n of these).
 LENGTHS = (0.8, 0.6, 0.4, 0.3, 0.25, 0.2, 0.15, 0.1)
@@ -574,28 +575,58 @@ OPTION_VARIANTS: dict[str, dict[str, Any]] = {
 }
 
 
+def task_path(chain: ikchain.Chain, frames: int, options: dict[str, Any]) -> np.ndarray:
+    """A closed drag path (frames, 2) that the task of ``options`` reaches at every frame.
+
+    The tips of a pose moving smoothly: the root sweeping to and fro, each other joint
+    bent by a slow sine of its own; a joint that an infinite ``stiffness`` locks stays
+    at the bent start's angle (``START_BEND``, where the lock holds it from the first
+    frame); with ``angle``, the last joint turns the hand to it. The
+    plain solve reaches every such path too, so a ratio on it measures the option, not
+    targets that one task reaches and the other does not.
+    """
+    phase = np.linspace(0.0, 2.0 * math.pi, frames, endpoint=False)
+    n = chain.n_bones
+    angles = np.empty((frames, n))
+    angles[:, 0] = math.pi * np.sin(phase)  # the root sweeps to and fro
+    for i in range(1, n):  # the others bend by 0.4 to 1.6 rad, each at its own pace
+        angles[:, i] = 1.0 + 0.6 * np.sin((i + 1) * phase + 0.5 * i)
+    stiffness = options.get("stiffness")
+    if stiffness is not None:
+        locked = np.isinf(np.asarray(stiffness, dtype=np.float64))
+        angles[:, locked] = START_BEND
+    if options.get("angle") is not None:
+        angles[:, -1] = options["angle"] - angles[:, :-1].sum(axis=1)
+    return ikchain.end_from_angles(chain.lengths, angles)
+
+
 def bench_options(frames: int, count: int, repeats: int) -> dict[str, Any]:
     """3-bone DLS with each of :data:`OPTION_VARIANTS` (through ``ikchain.solve``, as a
     drag loop and a batch call it), timed in interleaved rounds so that each ratio to
     the plain solve compares figures taken side by side.
 
-    Single: µs per solve along a ``frames``-frame drag path, each from the previous
-    answer. Batch: ns per target for ``count`` targets that every variant's task
-    reaches (:func:`random_reachable` with the hand at :data:`HAND_ANGLE`), from the
-    bent start. Each ratio is the median over the rounds of that round's ratio.
+    Single: µs per solve along a ``frames``-frame drag path that the variant's task
+    reaches at every frame (:func:`task_path`), each from the previous answer, against
+    the plain solve along the same path. Batch: ns per target for ``count`` targets
+    that every variant's task reaches (:func:`random_reachable` with the hand at
+    :data:`HAND_ANGLE`), from the bent start. Each ratio is the median over the rounds
+    of that round's ratio.
 
-    Also, as ``"angle_any_target"``: the hand's angle and the plain solve on ``count``
-    tips of uniformly random poses (:func:`random_reachable`), many of which no pose
-    reaches with the hand at the angle. Those cost what any unreachable target costs
-    DLS (iterations creeping to the nearest pose), so that ratio measures the targets,
-    not the option; it is reported beside the row, with the share unreachable.
+    Beside them, the targets no task chose: ``"single_wavy_ratio"``, each variant along
+    :func:`drag_path` (for the lock and the hand's angle, partly out of their reach)
+    against the plain solve along it; and ``"angle_any_target"``, the hand's angle and
+    the plain solve on ``count`` tips of uniformly random poses
+    (:func:`random_reachable`), many of which no pose reaches with the hand at the
+    angle. Unreachable targets cost what they cost DLS anywhere (iterations creeping to
+    the nearest pose), so those ratios measure the targets, not the option.
     """
     chain = chain_of(3)
-    path = drag_path(chain, frames)
+    wavy = drag_path(chain, frames)
+    paths = {name: task_path(chain, frames, options) for name, options in OPTION_VARIANTS.items()}
     targets = random_reachable(chain, count, seed=29, hand=HAND_ANGLE)
     solve = ikchain.solve
 
-    def single(options: dict[str, Any]) -> Callable[[], Any]:
+    def single(options: dict[str, Any], path: np.ndarray) -> Callable[[], Any]:
         def run() -> np.ndarray:
             times = np.empty(len(path))
             previous = None
@@ -614,20 +645,30 @@ def bench_options(frames: int, count: int, repeats: int) -> dict[str, Any]:
     def batch(options: dict[str, Any]) -> Callable[[], Any]:
         return functools.partial(solve, chain, targets, "dls", tolerance=GOAL, **options)
 
-    for options in OPTION_VARIANTS.values():  # warm up (the locked chain's Solver too)
-        single(options)()
+    def median_us(options: dict[str, Any], path: np.ndarray) -> float:
+        gc.collect()
+        gc.disable()
+        try:
+            return float(np.median(single(options, path)())) * 1e6
+        finally:
+            gc.enable()
+
+    plain = OPTION_VARIANTS["plain"]
+    for name, options in OPTION_VARIANTS.items():  # warm up (the locked chain's Solver too)
+        single(options, paths[name])()
+        single(options, wavy)()
         solve(chain, targets[:50], "dls", tolerance=GOAL, **options)
     single_us: dict[str, list[float]] = {name: [] for name in OPTION_VARIANTS}
+    single_ratios: dict[str, list[float]] = {name: [] for name in OPTION_VARIANTS}
+    wavy_us: dict[str, list[float]] = {name: [] for name in OPTION_VARIANTS}
     batch_ns: dict[str, list[float]] = {name: [] for name in OPTION_VARIANTS}
     iterations: dict[str, float] = {}
     for _ in range(repeats):
         for name, options in OPTION_VARIANTS.items():
-            gc.collect()
-            gc.disable()
-            try:
-                single_us[name].append(float(np.median(single(options)())) * 1e6)
-            finally:
-                gc.enable()
+            mine = median_us(options, paths[name])
+            single_us[name].append(mine)
+            single_ratios[name].append(mine / median_us(plain, paths[name]))
+            wavy_us[name].append(median_us(options, wavy))
             times, result = timed(batch(options), 1)
             batch_ns[name].append(times[0] * 1e9 / count)
             iterations[name] = float(np.mean(result.iterations))
@@ -658,8 +699,9 @@ def bench_options(frames: int, count: int, repeats: int) -> dict[str, Any]:
                 "option": name,
                 "single_us_per_solve": stats(single_us[name]),
                 "batch_ns_per_target": stats(batch_ns[name]),
-                "single_ratio": float(
-                    np.median(np.array(single_us[name]) / np.array(single_us["plain"]))
+                "single_ratio": float(np.median(single_ratios[name])),
+                "single_wavy_ratio": float(
+                    np.median(np.array(wavy_us[name]) / np.array(wavy_us["plain"]))
                 ),
                 "batch_ratio": float(
                     np.median(np.array(batch_ns[name]) / np.array(batch_ns["plain"]))
