@@ -454,7 +454,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--mixes",
         default=",".join(MIXES),
-        help=f"with --fairness: the abusers' kinds, comma-separated (default {','.join(MIXES)})",
+        help=(
+            f"with --fairness: the abusers' kinds, comma-separated (default {','.join(MIXES)}; "
+            "also crowd-in-step: the crowd's pages all sending in the same millisecond)"
+        ),
     )
     parser.add_argument(
         "--seconds", type=float, default=20.0, help="with --clients / --fairness (default 20)"
@@ -491,10 +494,11 @@ def _server_main(args: argparse.Namespace) -> int:
         return 2
     results: dict[str, Any] = {}
     mixes = [mix.strip() for mix in args.mixes.split(",") if mix.strip()]
-    unknown = [mix for mix in mixes if mix not in server.MIXES]
+    unknown = [mix for mix in mixes if mix not in server.MIXES + server.EXTRA_MIXES]
     if unknown or not mixes:
         print(
-            f"--mixes: expected some of {','.join(server.MIXES)}, got {args.mixes!r}",
+            f"--mixes: expected some of {','.join(server.MIXES + server.EXTRA_MIXES)}, "
+            f"got {args.mixes!r}",
             file=sys.stderr,
         )
         return 2

@@ -410,6 +410,9 @@ def at_caps_bodies() -> tuple[dict[str, Any], dict[str, Any]]:
 #: and a crowd of 40 honest pages like the one measured. Every abuser keeps
 #: :data:`WINDOW` requests in flight (the most a socket may have in hand).
 MIXES = ("caps", "light", "heavy", "junk", "malformed", "holders", "crowd")
+#: Mixes run only when asked for (``--mixes``): ``crowd-in-step``, the crowd with every
+#: page's drag and replays started in the same millisecond (see :func:`_crowd`).
+EXTRA_MIXES = ("crowd-in-step",)
 #: Requests each abuser keeps in flight.
 WINDOW = 8
 #: Honest pages beside the measured one in the ``crowd`` mix.
@@ -596,13 +599,32 @@ def _cycle(items: Sequence[Any]) -> Iterator[Any]:
 CROWD_P99: list[float] = []
 
 
-async def _crowd(url: str, seconds: float) -> int:
+async def _crowd(url: str, seconds: float, in_step: bool = False) -> int:
     """:data:`CROWD` honest pages for ``seconds``: requests served. Each page's drag
     p99 goes to :data:`CROWD_P99` (their median): when the measured page's p99 is like
-    the crowd's own, the server shares fairly and the ratio to alone is its load."""
+    the crowd's own, the server shares fairly and the ratio to alone is its load.
+
+    Each page starts its 60 Hz drag at a random moment of a frame and its replays at a
+    random moment of a second, as pages whose readers began at different times do (a
+    browser paces its frames by its own display's clock). ``in_step``: every page
+    starts at once, so that the server gets the crowd's frames in one burst each
+    frame, the last waiting for the other 39: the worst phase, which no classroom
+    keeps."""
     states = sections()
+    rng = np.random.default_rng(28)
+    drag_phases = np.zeros(CROWD) if in_step else rng.uniform(0.0, 1.0 / DRAG_HZ, CROWD)
+    replay_phases = np.zeros(CROWD) if in_step else rng.uniform(0.0, 1.0, CROWD)
     runs = await asyncio.gather(
-        *(page_client(url, states[i % len(states)], seconds) for i in range(CROWD))
+        *(
+            page_client(
+                url,
+                states[i % len(states)],
+                seconds,
+                drag_phase=float(drag_phases[i]),
+                replay_phase=float(replay_phases[i]),
+            )
+            for i in range(CROWD)
+        )
     )
     p99s = [percentiles(run["drag"])["p99"] for run in runs if run["drag"]]
     CROWD_P99[:] = [float(np.median(p99s))] if p99s else []
@@ -616,8 +638,8 @@ async def _abuse(host: str, port: int, abusers: int, seconds: float, mix: str = 
     url = f"ws://{host}:{port}/ws"
     stop = asyncio.Event()
     tasks: list[asyncio.Task[int]] = []
-    if mix == "crowd":
-        return await _crowd(url, seconds)
+    if mix in ("crowd", "crowd-in-step"):
+        return await _crowd(url, seconds, in_step=mix == "crowd-in-step")
     for i in range(abusers):
         if mix == "junk":
             junk = json.dumps(_junk())
@@ -686,11 +708,18 @@ def page_replay_body(state: dict[str, Any]) -> dict[str, Any]:
 
 
 async def page_client(
-    url: str, state: dict[str, Any], seconds: float, *, replay_every: float = 1.0
+    url: str,
+    state: dict[str, Any],
+    seconds: float,
+    *,
+    replay_every: float = 1.0,
+    drag_phase: float = 0.0,
+    replay_phase: float = 0.0,
 ) -> dict[str, Any]:
     """One page on one WebSocket: a drag at 60 Hz (one frame in flight) and a replay
     every ``replay_every`` seconds (one in flight), replies matched by id as the
-    page's script matches them. Round trips (ms) of each."""
+    page's script matches them. Round trips (ms) of each. The drag's first frame and
+    the first replay wait ``drag_phase`` and ``replay_phase`` seconds."""
     from websockets.asyncio.client import connect
 
     loop = asyncio.get_running_loop()
@@ -721,6 +750,7 @@ async def page_client(
             ticks = max(2, int(seconds * DRAG_HZ))
             path = drag_path(state["target"], ticks)
             samples, init, period = [], None, 1.0 / DRAG_HZ
+            await asyncio.sleep(drag_phase)
             begin = time.perf_counter()
             while (tick := int((time.perf_counter() - begin) / period)) < ticks:
                 spent, reply = await ask(frame_body(state, path[tick], init))
@@ -737,6 +767,7 @@ async def page_client(
             nonlocal errors
             samples = []
             end = time.perf_counter() + seconds
+            await asyncio.sleep(replay_phase)
             while time.perf_counter() < end:
                 started = time.perf_counter()
                 spent, reply = await ask(page_replay_body(state))
@@ -816,6 +847,7 @@ MIX_NAMES = {
     "malformed": "malformed frames",
     "holders": "idle WebSockets held",
     "crowd": "pages (a crowd of honest ones)",
+    "crowd-in-step": "pages (a crowd of honest ones, every frame in step)",
 }
 
 
@@ -829,7 +861,7 @@ def format_fairness(results: dict[str, Any]) -> str:
         f"({alone['errors']} errors; load average {_shown_load(alone['load_average'])})",
     ]
     verdicts = []
-    for mix in MIXES:
+    for mix in MIXES + EXTRA_MIXES:
         if mix not in results:
             continue
         row = results[mix]
@@ -837,8 +869,8 @@ def format_fairness(results: dict[str, Any]) -> str:
         drag = row["drag"]["p99"] / before["drag"]["p99"]
         replay = row["replay"]["p99"] / before["replay"]["p99"]
         beside = (
-            f"{CROWD} other honest pages"
-            if mix == "crowd"
+            f"{CROWD} other honest pages{' in step' if mix == 'crowd-in-step' else ''}"
+            if mix.startswith("crowd")
             else f"{results['abusers']} clients sending {MIX_NAMES[mix]}"
         )
         lines.append(
