@@ -798,6 +798,15 @@ MUTANTS: tuple[Mutant, ...] = (
         LOCK_ALIKE_TESTS,
     ),
     Mutant(
+        "fairness: the fee per message back to the untimed CPU alone",
+        "web/scheduler.py",
+        "MESSAGE_SECONDS = 0.0005",
+        "MESSAGE_SECONDS = 0.0002",
+        (
+            "tests/test_fairness.py::test_a_sparse_page_is_not_queued_behind_a_flood_of_cheap_messages",
+        ),
+    ),
+    Mutant(
         "solve cache: a rest pose left out of the key",
         "solvers/__init__.py",
         "        _items(rest),\n",

@@ -18,9 +18,9 @@ asks little is served next whenever it asks, however much others keep queued):
   solves: each job's CPU time (decoding, checking, solving, encoding), the CPU spent
   reading and parsing its bytes and frames (its protocol), sending its replies and
   logging its errors (a :class:`Meter` per connection, charged with its next job),
-  and :data:`MESSAGE_SECONDS` a message for what is not timed. Junk, malformed and
-  cheap-but-many messages thus pay for themselves, and their sender waits while
-  others are served.
+  and a fee of :data:`MESSAGE_SECONDS` a message, for what is not timed and for the
+  cold start of a sparse page's frame. Junk, malformed and cheap-but-many messages
+  thus pay for themselves, and their sender waits while others are served.
 - **Heavy**, in a separate process (:data:`HEAVY_PROCESSES`): batches, replays,
   motions and solves over the light cost, parsed and capped before they queue. A
   flow holds at most :data:`HEAVY_PER_FLOW` of the :data:`HEAVY_QUEUE` places; when
@@ -97,11 +97,18 @@ RESTART_DELAY_SECONDS = 2.0
 PENDING_PER_SOCKET = 8
 #: The heavy-request process runs at a lower priority: under load, drags go first.
 HEAVY_NICE = 10
-#: CPU seconds a message costs the server beyond what is timed for it (the trip
-#: through uvicorn's protocol, Starlette and asyncio's tasks), charged to its flow
-#: with every message, so that a client sending many cheap (or malformed) messages
-#: pays for each.
-MESSAGE_SECONDS = 0.0002
+#: The fee (s) each message pays its flow beside its timed work, so that a client
+#: sending many cheap (or malformed) messages pays for each. It covers what is not
+#: timed (the socket's reads, asyncio's callbacks and tasks, Starlette's stack: about
+#: 0.2 ms for a 60 KB HTTP request on a 2-core Xeon, py-spy) and more: a page sends
+#: one frame in 16.7 ms, and a frame that arrives after such a pause costs about twice
+#: its CPU in a tight loop (caches gone cold: 0.51 against 0.25 ms for 2.3's frame),
+#: while a flood's messages run back to back, hot. Priced by CPU alone, the page then
+#: asks for more than its share beside 16 such clients and its frames queue behind
+#: theirs (at 0.2 ms: an honest drag's p50 11 ms beside 16 clients sending 60 KB of
+#: junk; at 0.5 ms: 2.5 ms, ``ikchain bench lesson --fairness --mixes junk``). A
+#: flat fee per message keeps a sparse page ahead of clients sending hundreds.
+MESSAGE_SECONDS = 0.0005
 
 T = TypeVar("T")
 Flow = Hashable
