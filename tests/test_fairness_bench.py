@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 from ikchain.bench import lesson as lesson_bench
 from ikchain.bench import server as server_bench
@@ -42,7 +43,10 @@ def _arrivals(drag_phase: float, replay_phase: float) -> tuple[float, list[tuple
                 replay_phase=replay_phase,
             )
 
-    asyncio.run(main())
+    # a fresh loop in its own thread: a browser test before this one may leave an
+    # event loop running in the main thread (Playwright's sync API)
+    with ThreadPoolExecutor(1) as thread:
+        thread.submit(asyncio.run, main()).result()
     return connected[0], arrivals
 
 
