@@ -561,6 +561,24 @@ def test_a_batch_of_locks_at_different_angles_writes_into_out_and_refuses_a_trac
     )
 
 
+@pytest.mark.parametrize("init", [None, [0.2, 0.3, 0.1]])
+def test_a_locked_single_solve_keeps_its_trace(init) -> None:
+    # one target with a trace goes the way of a batch of one, trace and all (the
+    # single target's straight path to the locked chain's kernel records none)
+    chain = ikchain.Chain([0.5, 0.4, 0.3])
+    lock = [0.0, math.inf, 0.0]
+    one = ikchain.solve(chain, [0.6, 0.5], init=init, stiffness=lock, trace=True)
+    starts = None if init is None else [init]
+    batch = ikchain.solve(chain, [[0.6, 0.5]], init=starts, stiffness=lock, trace=True)
+    assert one.trace is not None and one.trace_angles is not None
+    assert one.trace.size == one.iterations + 1 > 1  # the start and every iteration
+    assert one.trace.tobytes() == batch.trace[0].tobytes()
+    assert one.trace_angles.tobytes() == batch.trace_angles[0].tobytes()
+    held = one.trace_angles[:, 1]
+    assert np.all(held == held[0])  # the locked joint never turns
+    assert one.trace[-1] == one.error
+
+
 def test_solve_keeps_one_solver_for_a_list_or_tuple_of_stiffness() -> None:
     from ikchain import solvers
 

@@ -93,12 +93,14 @@ class Solver:
 
     __slots__ = (
         "_aimed",
+        "_bent",
         "_code",
         "_empty",
         "_give",
         "_hand",
         "_kernel",
         "_limited",
+        "_lock_alone",
         "_lock_index",
         "_locked",
         "_locks",
@@ -172,6 +174,7 @@ class Solver:
         self._locked = None if stiff is None or not np.isinf(stiff).any() else np.isinf(stiff)
         self._locks: dict[tuple[float, ...], Solver] = {}
         self._lock_index = [] if self._locked is None else np.flatnonzero(self._locked).tolist()
+        self._bent = None if self._locked is None else default_init(chain, options.bend).tolist()
         self._width = out_width(self._n)
         self._code = 3 * self._n + 2 + CODE_FIELD  # the status code's column of ``out``
         self._kernel = CODE.get(method, -1)  # the loop's kernel (``loop.SOLVE``); -1: analytic
@@ -220,14 +223,16 @@ class Solver:
                 unsolved["stiffness"] = options.stiffness
             self._truth = Solver(chain, method, **unsolved)
         # one target, no step around it, no trace: straight to the kernel
-        self._plain = (
+        alone = (
             options.pole is None
             and options.soft is None
             and self._unweighted is None
-            and self._locked is None
             and self._wrist is None
             and not options.trace
         )
+        self._plain = alone and self._locked is None
+        # one target, a lock the only step around it, no trace: straight to the locked chain
+        self._lock_alone = alone and self._locked is not None
 
     def __repr__(self) -> str:
         given = ", ".join(f"{k}={v!r}" for k, v in self.options.keywords().items())
@@ -264,6 +269,10 @@ class Solver:
                 if has_start is not None:
                     if self._plain:
                         return self._iterate_one(point, init if has_start else None)
+                    if self._lock_alone:
+                        locked = self._locked_one(point, init if has_start else None)
+                        if locked is not None:
+                            return locked
                     # a step around the solve (a lock, the hand's angle, a blend...):
                     # one plain point and start need none of the checks below
                     return self.solve(point, init)
@@ -357,6 +366,13 @@ class Solver:
     ) -> Result:
         """One target or a batch, by the target's shape: what :func:`ikchain.solve`
         calls. ``following``: the targets are a path (:meth:`follow`)."""
+        if self._lock_alone and not following and out is None:
+            point = _plain_point(target)
+            has_start = None if point is None else _plain_start(self._n, init)
+            if point is not None and has_start is not None:
+                locked = self._locked_one(point, init if has_start else None)
+                if locked is not None:
+                    return locked
         if self._unweighted is not None:
             return self._weighted(self._unweighted, target, init, out, following)
         if init is not None and self.method == "analytic" and self.options.weight is None:
@@ -555,21 +571,12 @@ class Solver:
         (:mod:`ikchain.solvers.stiffness`): one locked chain per distinct set of locked
         start angles in the batch."""
         chain = self.chain
-        point = None if following or out is not None else _plain_point(target)
-        plain = None if point is None else _plain_start(self._n, init)
-        if point is not None and plain is not None:  # one target, one plain start: straight on
-            first = default_init(chain, self.options.bend) if init is None else init
-            first = first.tolist() if type(first) is np.ndarray else first  # (floats: fast)
-            # (an unlimited chain's start beyond ±2**20 rad is taken to (-π, π] below)
-            if chain.limits is not None or max(map(abs, first)) <= LARGEST_ANGLE:
-                key = tuple([float(first[i]) for i in self._lock_index])
-                if chain.limits is not None and init is not None:  # a lock outside its
-                    runner.check_within_limits(chain, np.array(first))  # limits: refused
-                part = self._locks.get(key)
-                if part is None:
-                    part = self._locked_part(locked, np.array(first, dtype=np.float64))
-                result = part._iterate_one(point, init)
-                result._limits = chain.limits  # the caller's chain's limits (at_limit)
+        plain = not (following or out is not None or self.options.trace)
+        point = _plain_point(target) if plain else None
+        has_start = None if point is None else _plain_start(self._n, init)
+        if point is not None and has_start is not None:  # one target, one plain start
+            result = self._locked_one(point, init if has_start else None)
+            if result is not None:
                 return result
         points = check_points(target, "path" if following else "target")
         if init is None:
@@ -608,6 +615,25 @@ class Solver:
                 )
         result._limits = chain.limits  # the caller's chain's limits (at_limit)
         result._at_limit = None
+        return result
+
+    def _locked_one(self, point: tuple[float, float], init: Any) -> Result | None:
+        """One checked point from one plain start (None: the default), straight to the
+        locked chain's kernel; None for a start the batch path takes (an unlimited
+        chain's angle beyond ``±2**20`` rad, which it first turns to (-π, π])."""
+        chain = self.chain
+        first = self._bent if init is None else init
+        first = first.tolist() if type(first) is np.ndarray else first  # (floats: fast)
+        if chain.limits is None:
+            if max(map(abs, first)) > LARGEST_ANGLE:
+                return None
+        elif init is not None:  # a start (a lock) outside the limits: refused
+            runner.check_within_limits(chain, np.array(first, dtype=np.float64))
+        part = self._locks.get(tuple([float(first[i]) for i in self._lock_index]))
+        if part is None:
+            part = self._locked_part(self._locked, np.array(first, dtype=np.float64))
+        result = part._iterate_one(point, init)
+        result._limits = chain.limits  # the caller's chain's limits (at_limit)
         return result
 
     def _locked_part(self, locked: NDArray[np.bool_], start: NDArray[np.float64]) -> Solver:
