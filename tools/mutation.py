@@ -775,26 +775,33 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     Mutant(
         "locked: one target's answer tells the locked chain's limits",
-        "solvers/solver.py",
-        "                result._limits = chain.limits  # the caller's chain's limits (at_limit)\n"
-        "                return result",
-        "                return result",
+        "solvers/steps.py",
+        "        result = part._iterate_one(point, init)\n"
+        "        result._limits = chain.limits  # the caller's chain's limits (at_limit)\n",
+        "        result = part._iterate_one(point, init)\n",
         LOCK_ALIKE_TESTS,
     ),
     Mutant(
         "locked: one target's lock outside its joint's limits let through",
-        "solvers/solver.py",
-        "                if chain.limits is not None and init is not None:  # a lock outside its",
-        "                if False:  # a lock outside its",
+        "solvers/steps.py",
+        "        elif init is not None:  # a start (a lock) outside the limits: refused",
+        "        elif False:  # a start (a lock) outside the limits: refused",
         (
             "tests/test_stiffness.py::test_a_start_outside_the_limits_is_refused_at_a_locked_joint_or_a_free_one",
         ),
     ),
     Mutant(
+        "locked: a traced single solve sent the straight way (its trace dropped)",
+        "solvers/steps.py",
+        "        plain = not (following or out is not None or self.options.trace)",
+        "        plain = not (following or out is not None)",
+        ("tests/test_stiffness.py::test_a_locked_single_solve_keeps_its_trace",),
+    ),
+    Mutant(
         "locked: one target's start beyond 2**20 rad taken as it is",
-        "solvers/solver.py",
-        "            if chain.limits is not None or max(map(abs, first)) <= LARGEST_ANGLE:",
-        "            if True:",
+        "solvers/steps.py",
+        "            if max(map(abs, first)) > LARGEST_ANGLE:",
+        "            if False:",
         LOCK_ALIKE_TESTS,
     ),
     Mutant(
@@ -892,7 +899,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     Mutant(
         "angle: one target's wrist solved straight, past its lock",
-        "solvers/solver.py",
+        "solvers/steps.py",
         "        plain = wrist._plain and not following and out is None",
         "        plain = not following and out is None",
         ANGLE_TESTS,
@@ -906,7 +913,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     Mutant(
         "angle: one target's start outside the last joint's limits let through",
-        "solvers/solver.py",
+        "solvers/steps.py",
         "            if start and chain.limits is not None and not low <= init[-1]",
         "            if False and chain.limits is not None and not low <= init[-1]",
         ANGLE_TESTS,
@@ -927,7 +934,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     Mutant(
         "angle: the start pose of the wrong n - 1 joints",
-        "solvers/solver.py",
+        "solvers/steps.py",
         "            init = init[..., :-1]",
         "            init = init[..., 1:]",
         ANGLE_TESTS,

@@ -6,9 +6,13 @@ The modules, one concept each:
 * :mod:`~ikchain.solvers.options`: the keywords checked once into named
   :class:`~ikchain.solvers.options.Options`;
 * :mod:`~ikchain.solvers.solver`: :class:`~ikchain.Solver`, which owns them and calls the kernels;
+* :mod:`~ikchain.solvers.steps`: what a Solver does before or after its kernel for a
+  weight, the hand's angle, a pole, soft reach or a locked joint, each step's rule in
+  its own module (:mod:`~ikchain.solvers.blend`, :mod:`~ikchain.solvers.angle`,
+  :mod:`~ikchain.solvers.pole`, :mod:`~ikchain.solvers.soft`,
+  :mod:`~ikchain.solvers.stiffness`);
+* ``plain``: one point, one start pose or the default start, recognised plainly;
 * :mod:`~ikchain.solvers.runner`: the kernel plumbing (arrays in, a Result out);
-* :mod:`~ikchain.solvers.pole`, :mod:`~ikchain.solvers.soft` and
-  :mod:`~ikchain.solvers.blend`: the steps around a solve;
 * ``loop``, ``ccd``, ``fabrik``, ``jt``, ``dls``, ``analytic``, ``limited``: the kernels.
 
 Each method names the options it uses (:data:`OPTIONS`); passing one it does not use
@@ -38,7 +42,8 @@ from ikchain.solvers.methods import (
     TAKES_LIMITS,
 )
 from ikchain.solvers.options import Options
-from ikchain.solvers.solver import Solver, default_init
+from ikchain.solvers.plain import default_init
+from ikchain.solvers.solver import Solver
 
 __all__ = [
     "BONES",
