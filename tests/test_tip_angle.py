@@ -302,6 +302,38 @@ def test_one_target_is_posed_as_it_is_in_a_batch_to_the_bit(method: str) -> None
         assert TURNING.limits[-1, 0] <= one.angles[-1] <= TURNING.limits[-1, 1]
 
 
+@pytest.mark.parametrize("method", [*ITERATIVE, "analytic"])
+def test_a_solver_call_poses_one_target_as_solve_and_a_batch_do(method: str) -> None:
+    """A Solver's call and ``solve()`` take one plain target straight to the wrist's
+    kernel; the batch goes the batch's way: the same answer to the bit, from the default
+    start and (iterative) from a given one; the closed form refuses a start pose."""
+    rng = np.random.default_rng(71)
+    targets = rng.uniform(-1.0, 1.0, (6, 2))
+    solver = ikchain.Solver(TURNING, method, angle=2.5)
+    starts = rng.uniform(-0.9, 0.9, (6, 3))
+    given = [None] if method == "analytic" else [None, starts]
+    for init in given:
+        batch = solver.batch(targets, init)
+        for k in range(6):
+            start = None if init is None else init[k]
+            ones = (
+                solver(targets[k], start),
+                solver(targets[k].tolist(), None if start is None else start.tolist()),
+                ikchain.solve(TURNING, tuple(targets[k]), method, angle=2.5, init=start),
+            )
+            for one in ones:
+                assert one.angles.tobytes() == batch.angles[k].tobytes()
+                assert one.joints.tobytes() == batch.joints[k].tobytes()
+                assert (one.error, one.min_error) == (batch.error[k], batch.min_error[k])
+                assert (one.status, one.reachable) == (batch.status[k], batch.reachable[k])
+                assert one.certified == batch.certified[k]
+    if method == "analytic":
+        with pytest.raises(ValueError, match=r"takes only .*; got init"):
+            solver(targets[0], [0.1, 0.2, 0.3])
+        with pytest.raises(ValueError, match=r"takes only .*; got init"):
+            ikchain.solve(TURNING, targets[0].tolist(), method, angle=2.5, init=[0.1, 0.2, 0.3])
+
+
 @pytest.mark.parametrize("method", ["dls", "jt"])
 def test_a_lock_before_the_wrist_tells_the_locked_reach_alone_and_in_a_batch(method: str) -> None:
     """A joint locked among the first n - 1: the wrist's reach is the locked chain's,

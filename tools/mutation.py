@@ -49,6 +49,7 @@ STIFF_STEP_TESTS = (
 )
 #: The tip angle's closed form, on both branches.
 ANGLE_TESTS = (
+    "tests/test_tip_angle.py::test_a_solver_call_poses_one_target_as_solve_and_a_batch_do",
     "tests/test_tip_angle.py::test_the_tip_is_on_the_target_with_the_hand_at_the_angle_on_both_branches",
     "tests/test_tip_angle.py::test_ten_thousand_batched_cases_agree_with_the_wrist_annulus",
     "tests/test_tip_angle.py::test_a_start_pose_that_already_holds_the_angle_is_kept",
@@ -914,8 +915,29 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "angle: one target's start outside the last joint's limits let through",
         "solvers/steps.py",
-        "            if start and chain.limits is not None and not low <= init[-1]",
-        "            if False and chain.limits is not None and not low <= init[-1]",
+        "        if init is not None and limits is not None and not low <= init[-1] <= limits",
+        "        if False and limits is not None and not low <= init[-1] <= limits",
+        ANGLE_TESTS,
+    ),
+    Mutant(
+        "angle: one target's wrist started from the wrong n - 1 joints",
+        "solvers/steps.py",
+        "            targets, solved = wrist._iterate_out(at, None if init is None else init[:-1])",
+        "            targets, solved = wrist._iterate_out(at, None if init is None else init[1:])",
+        ANGLE_TESTS,
+    ),
+    Mutant(
+        "angle: a closed form's one target takes a start pose it must refuse",
+        "solvers/solver.py",
+        "                elif not has_start or self._kernel >= 0:  # (analytic refuses init below)",
+        "                else:  # (analytic refuses init below)",
+        ANGLE_TESTS,
+    ),
+    Mutant(
+        "angle: one target's wrist called straight past the lock on its joints",
+        "solvers/solver.py",
+        "        self._angle_alone = self._wrist is not None and self._wrist._plain",
+        "        self._angle_alone = self._wrist is not None",
         ANGLE_TESTS,
     ),
     Mutant(

@@ -85,6 +85,7 @@ class Solver(Steps):
 
     __slots__ = (
         "_aimed",
+        "_angle_alone",
         "_bent",
         "_code",
         "_empty",
@@ -225,6 +226,8 @@ class Solver(Steps):
         self._plain = alone and self._locked is None
         # one target, a lock the only step around it, no trace: straight to the locked chain
         self._lock_alone = alone and self._locked is not None
+        # one target, the hand's angle the only step (its wrist solve plain): straight on
+        self._angle_alone = self._wrist is not None and self._wrist._plain
 
     def __repr__(self) -> str:
         given = ", ".join(f"{k}={v!r}" for k, v in self.options.keywords().items())
@@ -255,7 +258,11 @@ class Solver(Steps):
         if point is not None:
             if self._kernel < 0:  # analytic
                 if init is None:
-                    return self._analytic_one(point) if self._plain else self.solve(point)
+                    if self._plain:
+                        return self._analytic_one(point)
+                    if self._angle_alone:
+                        return self._angled_one(point, None)
+                    return self.solve(point)
             else:
                 has_start = plain_start(self._n, init)
                 if has_start is not None:
@@ -265,6 +272,8 @@ class Solver(Steps):
                         locked = self._locked_one(point, init if has_start else None)
                         if locked is not None:
                             return locked
+                    if self._angle_alone:
+                        return self._angled_one(point, init if has_start else None)
                     # a step around the solve (a lock, the hand's angle, a blend...):
                     # one plain point and start need none of the checks below
                     return self.solve(point, init)
@@ -358,13 +367,16 @@ class Solver(Steps):
     ) -> Result:
         """One target or a batch, by the target's shape: what :func:`ikchain.solve`
         calls. ``following``: the targets are a path (:meth:`follow`)."""
-        if self._lock_alone and not following and out is None:
+        if (self._lock_alone or self._angle_alone) and not following and out is None:
             point = plain_point(target)
             has_start = None if point is None else plain_start(self._n, init)
             if point is not None and has_start is not None:
-                locked = self._locked_one(point, init if has_start else None)
-                if locked is not None:
-                    return locked
+                if self._lock_alone:
+                    locked = self._locked_one(point, init if has_start else None)
+                    if locked is not None:
+                        return locked
+                elif not has_start or self._kernel >= 0:  # (analytic refuses init below)
+                    return self._angled_one(point, init if has_start else None)
         if self._unweighted is not None:
             return self._weighted(self._unweighted, target, init, out, following)
         if init is not None and self.method == "analytic" and self.options.weight is None:

@@ -59,6 +59,7 @@ class Steps:
     _lock_index: list[int]
     _locks: dict[tuple[float, ...], Solver]
     _plain: bool
+    _wrist: Solver | None
 
     def _toward_pole(
         self, sides: tuple[Solver, Solver], target: ArrayLike, init: Any, out: Any
@@ -119,24 +120,14 @@ class Steps:
         """The wrist point solved by the first n - 1 bones, the hand turned to the angle
         (:mod:`ikchain.solvers.angle`), posed by one compiled rule (``posed_rows``)."""
         n, chain = self._n, self.chain
-        angle, hand, low, lengths = self._hand
-        loop, _, _ = runner._kernels_cached or runner.kernels()
+        angle, _, low, lengths = self._hand
         # one target, and a wrist solve with no step around it (a lock): straight on
         plain = wrist._plain and not following and out is None
         point = plain_point(target) if plain else None
         start = None if point is None else plain_start(n, init)
         if point is not None and start is not None:
-            if start and chain.limits is not None and not low <= init[-1] <= chain.limits[-1, 1]:
-                runner.check_within_limits(chain, np.array(init, dtype=np.float64))
-            at = tip_angle.wrist_from_target(point[0], point[1], hand)
-            if wrist._kernel < 0:
-                targets, solved = wrist._analytic_out(at)
-            else:  # the first n - 1 bones start where the chain's do
-                targets, solved = wrist._iterate_out(at, init[:-1] if start else None)
-            targets[0, 0], targets[0, 1] = point  # (the wrist's, no longer read)
-            posed = np.empty((1, self._width))
-            runner.entry(loop.posed_rows)(lengths, angle, low, targets, solved, posed, 0, 1)
-            return result_from_out(posed, (), n, targets, self.method, None, chain.limits)
+            return self._angled_one(point, init if start else None)
+        loop, _, _ = runner._kernels_cached or runner.kernels()
         points = check_points(target, "path" if following else "target")
         if init is not None:
             init = check_angles(init, n, "init")
@@ -149,6 +140,26 @@ class Steps:
         posed = runner.out_array(out, targets.shape[0], n)
         loop.posed_rows(lengths, angle, low, targets, out_of(answer), posed, 0, targets.shape[0])
         return result_from_out(posed, shape, n, targets, self.method, None, chain.limits, out)
+
+    def _angled_one(self, point: tuple[float, float], init: Any) -> Result:
+        """One checked point from one plain start (None: the default): the wrist Solver
+        (no step around its solve) straight to its kernel, then the hand posed."""
+        n, chain = self._n, self.chain
+        angle, hand, low, lengths = self._hand
+        wrist = cast("Solver", self._wrist)  # (the hand's angle: set)
+        loop, _, _ = runner._kernels_cached or runner.kernels()
+        limits = chain.limits
+        if init is not None and limits is not None and not low <= init[-1] <= limits[-1, 1]:
+            runner.check_within_limits(chain, np.array(init, dtype=np.float64))
+        at = tip_angle.wrist_from_target(point[0], point[1], hand)
+        if wrist._kernel < 0:
+            targets, solved = wrist._analytic_out(at)
+        else:  # the first n - 1 bones start where the chain's do
+            targets, solved = wrist._iterate_out(at, None if init is None else init[:-1])
+        targets[0, 0], targets[0, 1] = point  # (the wrist's, no longer read)
+        posed = np.empty((1, self._width))
+        runner.entry(loop.posed_rows)(lengths, angle, low, targets, solved, posed, 0, 1)
+        return result_from_out(posed, (), n, targets, self.method, None, chain.limits)
 
     def _locking(
         self,
