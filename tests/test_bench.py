@@ -57,8 +57,11 @@ def test_bench_runs_tiny_and_writes_json(tmp_path, capsys):
     assert {row["solver"] for row in data["single"]} == ours
     for row in data["single"]:
         assert row["us_per_solve"]["low"] <= row["us_per_solve"]["median"]
-    # single solves: 4 through a Solver, 4 through solve(); options: 3 single, 3 batch
-    assert len(data["goals"]) == 26
+    # single solves: 4 through a Solver, 4 through solve(); batch DLS against rtb's cold
+    # single solve: 2 bone counts; options: 3 single, 3 batch
+    assert len(data["goals"]) == 28
+    against_rtb = [g for g in data["goals"] if g["goal"].startswith("batch DLS per target")]
+    assert [g["goal"][-9:] for g in against_rtb] == ["(2 bones)", "(3 bones)"]
     assert [row["option"] for row in data["options"]["rows"]] == [
         "plain",
         "weight",

@@ -398,6 +398,22 @@ def evaluate_goals(
                 closed,
             )
         )
+    for bones in (2, 3):  # a batch's wall time per target against one cold peer solve
+        text = f"batch DLS per target <= 0.05x rtb ik_LM cold ({bones} bones)"
+        peer = _single(data, cpp, bones, "cold")
+        rows = [r for r in data["batch"] if r["method"] == "dls" and r["bones"] == bones]
+        if peer is None or not rows:
+            goals.append({"goal": text, "ratio": None, "met": None, "measured": "peer absent"})
+            continue
+        ours, theirs = rows[0]["ns_per_target"]["median"] / 1e3, peer["us_per_solve"]["median"]
+        goals.append(
+            {
+                "goal": text,
+                "ratio": ours / theirs,
+                "met": ours / theirs <= 0.05,
+                "measured": f"{ours:.2f} µs vs {theirs:.2f} µs = {ours / theirs:.3f}x",
+            }
+        )
     for method in ("dls", "ccd", "fabrik"):
         text = f"batch {method} per target >= 3x faster than the baseline (every bone count)"
         old = [] if baseline is None else [r for r in baseline["batch"] if r["method"] == method]
