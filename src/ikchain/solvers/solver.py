@@ -274,7 +274,7 @@ class Solver(Steps):
                             return locked
                     if self._angle_alone:
                         return self._angled_one(point, init if has_start else None)
-                    # a step around the solve (a lock, the hand's angle, a blend...):
+                    # another step around the solve (a blend, a pole, soft reach...):
                     # one plain point and start need none of the checks below
                     return self.solve(point, init)
         points = check_points(target, "target")
