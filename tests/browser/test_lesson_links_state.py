@@ -332,6 +332,8 @@ def test_the_link_control_copies_the_address(page: Any, server_url: str) -> None
     assert link.is_visible()
     assert link.text_content() == load_text("zh")["controls"]["link"]
     link.click()
+    # the message follows the clipboard's promise: wait for it, not just the click
+    page.locator(f"#{fig} .ctl-link .ctl-msg").wait_for(state="visible", timeout=5000)
     assert link_message(page, fig) == load_text("zh")["messages"]["link_copied"]
     copied = page.evaluate("navigator.clipboard.readText()")
     assert copied == page.url

@@ -32,7 +32,7 @@ from ikchain.solvers.options import Options, options_from_keywords
 from ikchain.solvers.plain import default_init, plain_point, plain_start
 from ikchain.solvers.records import CODE as CODE_FIELD
 from ikchain.solvers.records import OPT_WEIGHT, out_width
-from ikchain.solvers.steps import Steps
+from ikchain.solvers.steps import Solving, Steps
 
 _NO_REST = np.empty(0)
 
@@ -165,7 +165,7 @@ class Solver(Steps):
         # locked at each start seen (by the locked angles)
         stiff = options.stiffness
         self._locked = None if stiff is None or not np.isinf(stiff).any() else np.isinf(stiff)
-        self._locks: dict[tuple[float, ...], Solver] = {}
+        self._locks: dict[tuple[float, ...], Solving] = {}
         self._lock_index = [] if self._locked is None else np.flatnonzero(self._locked).tolist()
         self._bent = None if self._locked is None else default_init(chain, options.bend).tolist()
         self._width = out_width(self._n)

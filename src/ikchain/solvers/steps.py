@@ -20,7 +20,8 @@ Solver's calling convention and its straight path to the kernels.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, cast
+from collections.abc import Callable
+from typing import Any, Protocol, cast
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -35,8 +36,30 @@ from ikchain.solvers.options import Options
 from ikchain.solvers.plain import default_init, plain_point, plain_start
 from ikchain.solvers.stiffness import locked_chain, taken_start
 
-if TYPE_CHECKING:
-    from ikchain.solvers.solver import Solver
+
+class Solving(Protocol):
+    """What a step reads of the Solvers it solves through (its own, and those it made:
+    the wrist's, each bend's, the locked chain's...): :class:`~ikchain.Solver`'s."""
+
+    options: Options
+    _kernel: int
+    _locked: NDArray[np.bool_] | None
+    _plain: bool
+
+    def solve(
+        self, target: ArrayLike, init: Any = None, *, out: Any = None, following: bool = False
+    ) -> Result: ...
+
+    def _iterate_one(self, point: tuple[float, float], init: Any) -> Result: ...
+
+    def _iterate_out(
+        self, point: tuple[float, float], init: Any
+    ) -> tuple[NDArray[np.float64], NDArray[np.float64]]: ...
+
+    def _analytic_out(
+        self, point: tuple[float, float]
+    ) -> tuple[NDArray[np.float64], NDArray[np.float64]]: ...
+
 
 #: Locked chains a Solver keeps (one per distinct set of locked start angles).
 _LOCKS_KEPT = 64
@@ -57,12 +80,12 @@ class Steps:
     _hand: tuple[float, tuple[float, float], float, NDArray[np.float64]]
     _locked: NDArray[np.bool_] | None
     _lock_index: list[int]
-    _locks: dict[tuple[float, ...], Solver]
+    _locks: dict[tuple[float, ...], Solving]
     _plain: bool
-    _wrist: Solver | None
+    _wrist: Solving | None
 
     def _toward_pole(
-        self, sides: tuple[Solver, Solver], target: ArrayLike, init: Any, out: Any
+        self, sides: tuple[Solving, Solving], target: ArrayLike, init: Any, out: Any
     ) -> Result:
         """Both bends, then the answer on the pole's side (:mod:`ikchain.solvers.pole`)."""
         from ikchain.solvers.pole import toward_pole
@@ -82,7 +105,7 @@ class Steps:
         return toward_pole(solve_with, pole, self.options.tolerance, self.chain.limits)
 
     def _weighted(
-        self, plain: Solver, target: ArrayLike, init: Any, out: Any, following: bool
+        self, plain: Solving, target: ArrayLike, init: Any, out: Any, following: bool
     ) -> Result:
         """The answer blended with the start pose by the weight
         (:mod:`ikchain.solvers.blend`); with ``analytic``, ``init`` is the pose to blend
@@ -103,7 +126,7 @@ class Steps:
             points = check_points(target, "path")
             frames = []
             for point in points:
-                frames.append(cast("Solver", self).solve(point, start))
+                frames.append(cast(Solving, self).solve(point, start))
                 start = frames[-1].angles
             return stacked(frames)
         if self.method != "analytic":
@@ -115,7 +138,7 @@ class Steps:
         return result if out is None else take_fields(out, result)
 
     def _angled(
-        self, wrist: Solver, target: ArrayLike, init: Any, out: Any, following: bool
+        self, wrist: Solving, target: ArrayLike, init: Any, out: Any, following: bool
     ) -> Result:
         """The wrist point solved by the first n - 1 bones, the hand turned to the angle
         (:mod:`ikchain.solvers.angle`), posed by one compiled rule (``posed_rows``)."""
@@ -146,7 +169,7 @@ class Steps:
         (no step around its solve) straight to its kernel, then the hand posed."""
         n, chain = self._n, self.chain
         angle, hand, low, lengths = self._hand
-        wrist = cast("Solver", self._wrist)  # (the hand's angle: set)
+        wrist = cast(Solving, self._wrist)  # (the hand's angle: set)
         loop, _, _ = runner._kernels_cached or runner.kernels()
         limits = chain.limits
         if init is not None and limits is not None and not low <= init[-1] <= limits[-1, 1]:
@@ -239,16 +262,15 @@ class Steps:
         result._limits = chain.limits  # the caller's chain's limits (at_limit)
         return result
 
-    def _locked_part(self, locked: NDArray[np.bool_], start: NDArray[np.float64]) -> Solver:
+    def _locked_part(self, locked: NDArray[np.bool_], start: NDArray[np.float64]) -> Solving:
         """A Solver of the chain with the ``locked`` joints limited to their angles in
         ``start`` (n,): its give keeps them still, its limits tell the truth about reach."""
         key = tuple(start[self._lock_index].tolist())
         part = self._locks.get(key)
         if part is None:
-            from ikchain.solvers.solver import Solver
-
             chain = locked_chain(self.chain, locked, start)
-            part = Solver(chain, self.method, **self.options.keywords())
+            solver = cast("Callable[..., Solving]", type(self))  # (a Solver makes one)
+            part = solver(chain, self.method, **self.options.keywords())
             part._locked = None  # its chain holds the locks
             part._plain = not part.options.trace  # (no pole, soft or weight at this step)
             if len(self._locks) >= _LOCKS_KEPT:
@@ -258,8 +280,8 @@ class Steps:
 
     def _softly(
         self,
-        aimed: Solver,
-        truth: Solver,
+        aimed: Solving,
+        truth: Solving,
         target: ArrayLike,
         init: Any,
         out: Any,
