@@ -929,8 +929,10 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "angle: a closed form's one target takes a start pose it must refuse",
         "solvers/solver.py",
-        "                elif not has_start or self._kernel >= 0:  # (analytic refuses init below)",
-        "                else:  # (analytic refuses init below)",
+        "                if self._kernel < 0:  # the closed form: no start pose (refused below)\n"
+        "                    if init is None:",
+        "                if self._kernel < 0:  # the closed form: no start pose (refused below)\n"
+        "                    if True:",
         ANGLE_TESTS,
     ),
     Mutant(

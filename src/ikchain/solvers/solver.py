@@ -367,16 +367,27 @@ class Solver(Steps):
     ) -> Result:
         """One target or a batch, by the target's shape: what :func:`ikchain.solve`
         calls. ``following``: the targets are a path (:meth:`follow`)."""
-        if (self._lock_alone or self._angle_alone) and not following and out is None:
+        if (
+            not following and out is None and (self._plain or self._angle_alone or self._lock_alone)
+        ):  # one plain target: straight to the kernels, as a call of the Solver goes
             point = plain_point(target)
-            has_start = None if point is None else plain_start(self._n, init)
-            if point is not None and has_start is not None:
-                if self._lock_alone:
-                    locked = self._locked_one(point, init if has_start else None)
-                    if locked is not None:
-                        return locked
-                elif not has_start or self._kernel >= 0:  # (analytic refuses init below)
-                    return self._angled_one(point, init if has_start else None)
+            if point is not None:
+                if self._kernel < 0:  # the closed form: no start pose (refused below)
+                    if init is None:
+                        if self._plain:
+                            return self._analytic_one(point)
+                        return self._angled_one(point, None)
+                else:
+                    has_start = plain_start(self._n, init)
+                    if has_start is not None:
+                        start = init if has_start else None
+                        if self._plain:
+                            return self._iterate_one(point, start)
+                        if self._angle_alone:
+                            return self._angled_one(point, start)
+                        locked = self._locked_one(point, start)
+                        if locked is not None:
+                            return locked
         if self._unweighted is not None:
             return self._weighted(self._unweighted, target, init, out, following)
         if init is not None and self.method == "analytic" and self.options.weight is None:
@@ -390,14 +401,6 @@ class Solver(Steps):
             return self._softly(self._aimed, self._truth, target, init, out, following)
         if self._locked is not None:
             return self._locking(self._locked, target, init, out, following)
-        if not following and out is None and not self.options.trace:
-            point = plain_point(target)
-            if point is not None:
-                if self.method == "analytic":
-                    return self._analytic_one(point)
-                has_start = plain_start(self._n, init)
-                if has_start is not None:
-                    return self._iterate_one(point, init if has_start else None)
         points = check_points(target, "path" if following else "target")
         chain = self.chain
         if self.method == "analytic":
