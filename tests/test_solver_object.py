@@ -188,6 +188,69 @@ def test_solve_never_reuses_a_solver_made_for_a_value_of_another_type() -> None:
         ikchain.solve(THREE, [0.5, 0.5], "dls", max_iterations=3.0)
 
 
+#: One option each, beside the method and tolerance of a drag loop's ``solve()`` call.
+EACH_OPTION = [
+    {"max_iterations": 1},
+    {"damping": 0.5},
+    {"bend": -1},
+    {"trace": True},
+    {"rest": [0.1, -0.2, 0.3]},
+    {"rest": [0.1, -0.2, 0.3], "rest_weight": 0.5},
+    {"weight": 0.25},
+    {"stiffness": [0.0, math.inf, 0.0]},
+    {"angle": 0.3},
+    {"soft": 0.3},
+    {"pole": [0.2, 1.0]},  # (the other side than the default bend)
+]
+
+
+def test_solve_keeps_a_drag_loops_solver_apart_from_every_option() -> None:
+    """A ``solve()`` with only the method and tolerance finds its Solver by a short key
+    (chain, method, tolerance and its type); a call with any other option must never be
+    answered by that Solver, nor the plain call by one made for an option."""
+    from ikchain import solvers
+
+    solvers._SOLVERS.clear()
+    target = [0.65, 0.8]  # within soft's band (beyond 1.2 - 0.3 m)
+    plain = ikchain.solve(THREE, target, "dls", tolerance=1e-6)
+    again = ikchain.solve(THREE, target, "dls", tolerance=1e-6)
+    _same(plain, again)
+    assert len(solvers._SOLVERS) == 1
+    for options in EACH_OPTION:
+        mine = ikchain.solve(THREE, target, "dls", tolerance=1e-6, **options)
+        fresh = ikchain.Solver(THREE, "dls", tolerance=1e-6, **options)(target)
+        _same(mine, fresh)
+        # the option changes the answer here, so the plain Solver could not have given it
+        differs = [
+            not np.array_equal(mine.angles, plain.angles),
+            mine.iterations != plain.iterations,
+            (mine.trace is None) != (plain.trace is None),
+        ]
+        assert any(differs), options
+        _same(ikchain.solve(THREE, target, "dls", tolerance=1e-6), plain)
+    assert len(solvers._SOLVERS) == 1 + len(EACH_OPTION)
+    coarse = ikchain.solve(THREE, target, "dls", tolerance=1e-2)  # another tolerance
+    assert coarse.iterations < plain.iterations
+    # each value of an option has a Solver of its own, and so has each type of a value
+    for key, values in (
+        ("weight", (0.25, 0.5)),
+        ("angle", (0.3, 0.4)),
+        ("stiffness", ([0.0, math.inf, 0.0], [0.0, 1.0, 0.0])),
+    ):
+        answers = [ikchain.solve(THREE, target, "dls", tolerance=1e-6, **{key: v}) for v in values]
+        for value, answer in zip(values, answers, strict=True):
+            _same(answer, ikchain.Solver(THREE, "dls", tolerance=1e-6, **{key: value})(target))
+        assert not np.array_equal(answers[0].angles, answers[1].angles)
+    ikchain.solve(THREE, target, "dls", tolerance=1e-6, weight=1.0)  # True == 1.0, but
+    with pytest.raises(ValueError, match="weight"):  # a boolean is not a weight
+        ikchain.solve(THREE, target, "dls", tolerance=1e-6, weight=True)
+    ccd = ikchain.solve(THREE, target, "ccd", tolerance=1e-6)  # CCD's own option
+    _same(ccd, ikchain.Solver(THREE, "ccd", tolerance=1e-6)(target))
+    short = ikchain.solve(THREE, target, "ccd", tolerance=1e-6, max_step=0.01)
+    _same(short, ikchain.Solver(THREE, "ccd", tolerance=1e-6, max_step=0.01)(target))
+    assert short.iterations != ccd.iterations
+
+
 def test_a_solver_with_bend_still_takes_a_warm_start() -> None:
     """``bend`` chooses the default start; a call's ``init`` replaces it (a drag's next
     frame), where ``solve()`` refuses the pair as ambiguous."""

@@ -833,6 +833,33 @@ MUTANTS: tuple[Mutant, ...] = (
         ),
     ),
     Mutant(
+        "solve(): a drag loop's short key without the stiffness",
+        "solvers/__init__.py",
+        "            None if stiffness is None else _items(stiffness),\n",
+        "",
+        (
+            "tests/test_solver_object.py::test_solve_keeps_a_drag_loops_solver_apart_from_every_option",
+        ),
+    ),
+    Mutant(
+        "solve(): a drag loop's short key without the weight's type",
+        "solvers/__init__.py",
+        "            type(weight),\n",
+        "",
+        (
+            "tests/test_solver_object.py::test_solve_keeps_a_drag_loops_solver_apart_from_every_option",
+        ),
+    ),
+    Mutant(
+        "solve(): a drag loop's short key taken with CCD's max_step given",
+        "solvers/__init__.py",
+        "        and max_step is None\n",
+        "",
+        (
+            "tests/test_solver_object.py::test_solve_keeps_a_drag_loops_solver_apart_from_every_option",
+        ),
+    ),
+    Mutant(
         "Solver call: a stepped Solver's one-point call drops its start",
         "solvers/solver.py",
         "                    return self.solve(point, init)",

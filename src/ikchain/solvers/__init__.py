@@ -220,23 +220,47 @@ def solve(
     if init is not None and bend is not None:
         raise ValueError("bend: chooses the default start pose; expected init or bend, got both")
     # made before, with the same options? (arrays are not hashable: made again)
-    key = _key(
-        chain,
-        method,
-        max_iterations,
-        tolerance,
-        damping,
-        bend,
-        max_step,
-        trace,
-        rest_weight,
-        soft,
-        weight,
-        stiffness,
-        angle,
-        rest,
-        pole,
-    )
+    if (
+        trace is False
+        and max_iterations is None
+        and damping is None
+        and bend is None
+        and max_step is None
+        and rest is None
+        and rest_weight is None
+        and pole is None
+        and soft is None
+    ):  # a drag loop's call: the method, the tolerance and the options of a pose task
+        # (a key of its own length, none of its items calling a function when not given)
+        key: tuple[Any, ...] = (
+            id(chain),
+            method,
+            tolerance,
+            weight,
+            None if stiffness is None else _items(stiffness),
+            angle,
+            type(tolerance),
+            type(weight),
+            type(angle),
+        )
+    else:
+        key = _key(
+            chain,
+            method,
+            max_iterations,
+            tolerance,
+            damping,
+            bend,
+            max_step,
+            trace,
+            rest_weight,
+            soft,
+            weight,
+            stiffness,
+            angle,
+            rest,
+            pole,
+        )
     solver = _find(key)
     if solver is not None:
         return solver.solve(target, init, out=out)
