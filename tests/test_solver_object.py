@@ -241,6 +241,9 @@ def test_solve_keeps_a_drag_loops_solver_apart_from_every_option() -> None:
         for value, answer in zip(values, answers, strict=True):
             _same(answer, ikchain.Solver(THREE, "dls", tolerance=1e-6, **{key: value})(target))
         assert not np.array_equal(answers[0].angles, answers[1].angles)
+    ikchain.solve(THREE, target, "dls", tolerance=1)  # True == 1, but not a tolerance
+    with pytest.raises(ValueError, match="tolerance"):
+        ikchain.solve(THREE, target, "dls", tolerance=True)
     ikchain.solve(THREE, target, "dls", tolerance=1e-6, weight=1.0)  # True == 1.0, but
     with pytest.raises(ValueError, match="weight"):  # a boolean is not a weight
         ikchain.solve(THREE, target, "dls", tolerance=1e-6, weight=True)

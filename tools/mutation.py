@@ -544,8 +544,8 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "solve: a Solver reused for a value of another type (True for 1)",
         "solvers/__init__.py",
-        "        type(tolerance),\n",
-        "",
+        "        type(max_iterations),\n        type(tolerance),\n",
+        "        type(max_iterations),\n",
         ("tests/test_solver_object.py",),
     ),
     Mutant(
@@ -837,6 +837,15 @@ MUTANTS: tuple[Mutant, ...] = (
         "solvers/__init__.py",
         "            None if stiffness is None else _items(stiffness),\n",
         "",
+        (
+            "tests/test_solver_object.py::test_solve_keeps_a_drag_loops_solver_apart_from_every_option",
+        ),
+    ),
+    Mutant(
+        "solve(): a drag loop's short key without the tolerance's type",
+        "solvers/__init__.py",
+        "            type(tolerance),\n            type(weight),\n",
+        "            type(weight),\n",
         (
             "tests/test_solver_object.py::test_solve_keeps_a_drag_loops_solver_apart_from_every_option",
         ),
