@@ -871,8 +871,8 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "Solver call: a stepped Solver's one-point call drops its start",
         "solvers/solver.py",
-        "                    return self.solve(point, init)",
-        "                    return self.solve(point, None)",
+        "                return self.solve(point, init)",
+        "                return self.solve(point, None)",
         (
             "tests/test_solver_object.py::"
             "test_a_call_with_a_step_around_the_solve_answers_and_refuses_as_solve_does",
@@ -965,10 +965,10 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "angle: a closed form's one target takes a start pose it must refuse",
         "solvers/solver.py",
-        "                if self._kernel < 0:  # the closed form: no start pose (refused below)\n"
-        "                    if init is None:",
-        "                if self._kernel < 0:  # the closed form: no start pose (refused below)\n"
-        "                    if True:",
+        "        if self._kernel < 0:  # the closed form takes no start pose\n"
+        "            if init is not None:",
+        "        if self._kernel < 0:  # the closed form takes no start pose\n"
+        "            if False:",
         ANGLE_TESTS,
     ),
     Mutant(

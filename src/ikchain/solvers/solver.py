@@ -256,27 +256,14 @@ class Solver(Steps):
         """
         point = plain_point(target)
         if point is not None:
-            if self._kernel < 0:  # analytic
-                if init is None:
-                    if self._plain:
-                        return self._analytic_one(point)
-                    if self._angle_alone:
-                        return self._angled_one(point, None)
-                    return self.solve(point)
-            else:
-                has_start = plain_start(self._n, init)
-                if has_start is not None:
-                    if self._plain:
-                        return self._iterate_one(point, init if has_start else None)
-                    if self._lock_alone:
-                        locked = self._locked_one(point, init if has_start else None)
-                        if locked is not None:
-                            return locked
-                    if self._angle_alone:
-                        return self._angled_one(point, init if has_start else None)
-                    # another step around the solve (a blend, a pole, soft reach...):
-                    # one plain point and start need none of the checks below
-                    return self.solve(point, init)
+            answer = self._straight(point, init)
+            if answer is not None:
+                return answer
+            if not (self._kernel < 0 and init is not None) and (
+                init is None or plain_start(self._n, init) is not None
+            ):  # another step around the solve (a blend, a pole, soft reach...): one
+                # plain point and start need none of the checks below
+                return self.solve(point, init)
         points = check_points(target, "target")
         if points.shape != (2,):
             raise ValueError(
@@ -372,22 +359,9 @@ class Solver(Steps):
         ):  # one plain target: straight to the kernels, as a call of the Solver goes
             point = plain_point(target)
             if point is not None:
-                if self._kernel < 0:  # the closed form: no start pose (refused below)
-                    if init is None:
-                        if self._plain:
-                            return self._analytic_one(point)
-                        return self._angled_one(point, None)
-                else:
-                    has_start = plain_start(self._n, init)
-                    if has_start is not None:
-                        start = init if has_start else None
-                        if self._plain:
-                            return self._iterate_one(point, start)
-                        if self._angle_alone:
-                            return self._angled_one(point, start)
-                        locked = self._locked_one(point, start)
-                        if locked is not None:
-                            return locked
+                answer = self._straight(point, init)
+                if answer is not None:
+                    return answer
         if self._unweighted is not None:
             return self._weighted(self._unweighted, target, init, out, following)
         if init is not None and self.method == "analytic" and self.options.weight is None:
@@ -423,6 +397,29 @@ class Solver(Steps):
         )
 
     # -- one target, straight to the kernel ---------------------------------------------
+
+    def _straight(self, point: tuple[float, float], init: Any) -> Result | None:
+        """One checked point straight to the kernels, where the Solver's steps allow it
+        (none, a lock alone, the hand's angle alone); None where the general path must
+        take it: a start pose that is not plainly one, a start given to the closed form
+        (refused there), another step around the solve."""
+        if self._kernel < 0:  # the closed form takes no start pose
+            if init is not None:
+                return None
+            if self._plain:
+                return self._analytic_one(point)
+            return self._angled_one(point, None) if self._angle_alone else None
+        has_start = plain_start(self._n, init)
+        if has_start is None:
+            return None
+        start = init if has_start else None
+        if self._plain:
+            return self._iterate_one(point, start)
+        if self._angle_alone:
+            return self._angled_one(point, start)
+        if self._lock_alone:  # (None for a start the batch path turns first)
+            return self._locked_one(point, start)
+        return None
 
     def _analytic_one(self, point: tuple[float, float]) -> Result:
         targets, out = self._analytic_out(point)
