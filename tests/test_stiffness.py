@@ -524,6 +524,85 @@ def test_a_solver_answers_alike_alone_in_a_batch_and_along_a_path(method, stiffn
         assert np.all(blended.angles[:, 1] == starts[0, 1])
 
 
+def _answers(result: ikchain.Result) -> tuple[object, ...]:
+    """Every field of a result but ``at_limit`` (the caller's chain's limits), as bytes."""
+    return (
+        np.asarray(result.angles).tobytes(),
+        np.asarray(result.joints).tobytes(),
+        np.asarray(result.error).tobytes(),
+        np.asarray(result.min_error).tobytes(),
+        np.asarray(result.reachable).tobytes(),
+        np.asarray(result.certified).tobytes(),
+        np.asarray(result.iterations).tobytes(),
+        str(np.asarray(result.status, dtype=object).tolist()),
+        None if result.trace is None else np.nan_to_num(result.trace, nan=-1.0).tobytes(),
+    )
+
+
+@pytest.mark.parametrize("method", ["dls", "jt"])
+def test_a_lock_without_limits_finds_its_reach_in_the_loop_as_the_search_does(
+    method: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On a chain without limits every joint of the locked chain is free or fixed: its
+    loop finds the reach itself, in closed form, and runs no reach search. Each answer
+    (single, batch, path, trace) is the one, to the bit, of the same locked chain given
+    as a limited chain, whose reach the search finds before the loop."""
+    from ikchain.solvers import runner
+    from ikchain.solvers.stiffness import locked_chain
+
+    chain = ikchain.Chain([0.5, 0.4, 0.3, 0.2])
+    rng = np.random.default_rng(43)
+    cases = []
+    for k in range(24):
+        stiffness = rng.choice([0.0, 2.0, math.inf], 4)
+        stiffness[k % 4] = math.inf  # at least one lock
+        if k % 6 == 5:
+            stiffness[:] = math.inf  # every joint: no free link
+        start = rng.uniform(-3.0, 3.0, 4)
+        targets = np.vstack(  # within reach, beyond it, in the hole, beyond 2**200 ΣL
+            [rng.uniform(-1.0, 1.0, (3, 2)), [[1.6, -0.4], [0.02, 0.01], [3e70, -1e70]]]
+        )
+        searched = locked_chain(chain, np.isinf(stiffness), start)  # limits [a, a] and ±2**20
+        cases.append((stiffness, start, targets, searched))
+
+    def calls(solver_chain: ikchain.Chain, stiffness, start, targets) -> list[tuple]:
+        solver = ikchain.Solver(solver_chain, method, stiffness=stiffness, max_iterations=50)
+        answers = [solver(point.tolist(), start.tolist()) for point in targets]
+        answers.append(solver.batch(targets, np.broadcast_to(start, (6, 4))))
+        answers.append(solver.follow(targets, start))
+        answers.append(
+            ikchain.solve(
+                solver_chain,
+                targets[1],
+                method,
+                init=start,
+                stiffness=stiffness,
+                max_iterations=50,
+                trace=True,
+            )
+        )
+        return [_answers(answer) for answer in answers]
+
+    expected = [
+        calls(searched, stiffness, start, targets) for stiffness, start, targets, searched in cases
+    ]
+    _, _, limited = runner._kernels_cached or runner.kernels()
+    searches = []
+    search = limited.reach_range
+
+    def counted(*arguments):
+        searches.append(arguments)
+        return search(*arguments)
+
+    monkeypatch.setattr(limited, "reach_range", counted)
+    calls(cases[0][3], *cases[0][:3])
+    assert searches, "the counter sees the searches of the limited chain's lock"
+    searches.clear()
+    for (stiffness, start, targets, _), want in zip(cases, expected, strict=True):
+        assert calls(chain, stiffness, start, targets) == want
+    assert searches == []
+
+
 @pytest.mark.parametrize("batch", [False, True])
 @pytest.mark.parametrize("start", [[0.1, 1.5, 0.2], [0.1, 0.2, -2.5]])
 def test_a_start_outside_the_limits_is_refused_at_a_locked_joint_or_a_free_one(

@@ -68,6 +68,10 @@ NEWCOMER_TESTS = (
 LOCK_ALIKE_TESTS = (
     "tests/test_stiffness.py::test_a_solver_answers_alike_alone_in_a_batch_and_along_a_path",
 )
+#: A lock without limits: the loop's own reach, against the search's, and no search.
+LOCK_FOUND_TESTS = (
+    "tests/test_stiffness.py::test_a_lock_without_limits_finds_its_reach_in_the_loop_as_the_search_does",
+)
 #: A locked joint's reach against the closed forms.
 LOCK_TESTS = (
     "tests/test_stiffness.py::test_a_locked_joint_keeps_its_start_angle_and_the_reach_is_the_locked_chains",
@@ -777,16 +781,16 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "locked: one target's answer tells the locked chain's limits",
         "solvers/steps.py",
-        "        result = part._iterate_one(point, init)\n"
+        "            return None  # the batch path turns the start, or says what is wrong\n"
         "        result._limits = chain.limits  # the caller's chain's limits (at_limit)\n",
-        "        result = part._iterate_one(point, init)\n",
+        "            return None  # the batch path turns the start, or says what is wrong\n",
         LOCK_ALIKE_TESTS,
     ),
     Mutant(
         "locked: one target's lock outside its joint's limits let through",
         "solvers/steps.py",
-        "        elif init is not None:  # a start (a lock) outside the limits: refused",
-        "        elif False:  # a start (a lock) outside the limits: refused",
+        "        if init is not None and chain.limits is not None:  # a lock outside them: refused",
+        "        if False:  # a lock outside them: refused",
         (
             "tests/test_stiffness.py::test_a_start_outside_the_limits_is_refused_at_a_locked_joint_or_a_free_one",
         ),
@@ -799,11 +803,46 @@ MUTANTS: tuple[Mutant, ...] = (
         ("tests/test_stiffness.py::test_a_locked_single_solve_keeps_its_trace",),
     ),
     Mutant(
-        "locked: one target's start beyond 2**20 rad taken as it is",
+        "locked: one target's start beyond 2**20 rad refused, not turned the batch way",
         "solvers/steps.py",
-        "            if max(map(abs, first)) > LARGEST_ANGLE:",
-        "            if False:",
+        "            return None  # the batch path turns the start, or says what is wrong",
+        "            raise",
         LOCK_ALIKE_TESTS,
+    ),
+    Mutant(
+        "locked: the loop's own reach of a free-or-fixed chain skipped (the annulus told)",
+        "solvers/loop.py",
+        "    elif LOCKS and options[OPT_LIMITED] == FREE_OR_FIXED:",
+        "    elif False:",
+        LOCK_FOUND_TESTS,
+    ),
+    Mutant(
+        "locked: the loop's own reach gives DLS no nearest pose to start from",
+        "solvers/loop.py",
+        "        min_error, posed = rigid_reach(",
+        "        min_error, _ = rigid_reach(",
+        LOCK_FOUND_TESTS,
+    ),
+    Mutant(
+        "locked: a lock without limits still searched (not marked free or fixed)",
+        "solvers/steps.py",
+        "            if self.chain.limits is None:  # every joint free or fixed: the loop finds",
+        "            if False:  # every joint free or fixed: the loop finds",
+        LOCK_FOUND_TESTS,
+    ),
+    Mutant(
+        "locked: a free-or-fixed chain's single solve still searched",
+        "solvers/steps.py",
+        "                part._record, part._limited = record, False",
+        "                part._record, part._limited = record, True",
+        LOCK_FOUND_TESTS,
+    ),
+    Mutant(
+        "locked: a free-or-fixed chain's batch still searched",
+        "solvers/runner.py",
+        "    if record[OPT_LIMITED] == SEARCHED:",
+        "    if record[OPT_LIMITED] != 0.0:",
+        LOCK_FOUND_TESTS,
     ),
     Mutant(
         "fairness: the fee per message back to the untimed CPU alone",

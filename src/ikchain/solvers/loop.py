@@ -57,6 +57,7 @@ from ikchain.solvers.records import (
     CERTIFIED,
     CONVERGED,
     ERROR,
+    FREE_OR_FIXED,
     GIVE_ROW,
     ITERATIONS,
     KNOB_BIAS,
@@ -85,6 +86,7 @@ from ikchain.solvers.records import (
     UNREACHABLE,
 )
 from ikchain.solvers.records import CODE as CODE_FIELD
+from ikchain.solvers.rigid import rigid_reach
 from ikchain.solvers.tip import posed_rows  # noqa: F401 (Solver's tip angle)
 from ikchain.solvers.units import (
     chain_units,
@@ -265,6 +267,7 @@ def solve_target(
     angles: np.ndarray,
     joints: np.ndarray,
     work: np.ndarray,
+    spare: np.ndarray,
     trace: np.ndarray,
 ) -> tuple[float, float, bool, int, int, bool]:
     """One target from the start pose in ``angles[0]``: scale in, :func:`iterate`, scale out.
@@ -273,7 +276,9 @@ def solve_target(
     the limits; ``knobs`` gets the step's options for this chain. On a limited chain
     ``found`` holds what the reach search found
     (:func:`ikchain.solvers.limited.reach_range`): ``min_error`` under the limits,
-    and for DLS the nearest pose as a seed; unlimited, it is empty. On return
+    and for DLS the nearest pose as a seed; unlimited, it is empty, and on a chain
+    whose joints are free or fixed (``options[OPT_LIMITED]`` is ``FREE_OR_FIXED``:
+    a lock) the same is found here, with ``spare`` (6) as scratch. On return
     ``angles[0]`` and ``joints[0]`` (m) hold the answer, ``trace`` its errors (m).
     Returns ``(error, min_error, reachable, iterations, code, certified)`` in metres;
     ``certified`` False: ``min_error`` is a lower bound (the search's budget ran out).
@@ -291,13 +296,19 @@ def solve_target(
     min_error = gap_to_annulus(norm(ux, uy), inner_unit, outer_unit)
     certified = True
     seed_error = math.inf
+    posed = False  # whether row SEED_ROW holds the nearest pose
     if found.size > 0:
         min_error = found[FOUND_MIN_ERROR]
         certified = found[FOUND_CERTIFIED] != 0.0
         copy_into(found[FOUND_POSE:], work[SEED_ROW], 0)
-        if SEEDS and found[FOUND_POSED] != 0.0:
-            joints_into(chain[0], work[SEED_ROW], joints[1])  # row 1 is free until a step
-            seed_error = norm(joints[1, n, 0] - ux, joints[1, n, 1] - uy)
+        posed = found[FOUND_POSED] != 0.0
+    elif LOCKS and options[OPT_LIMITED] == FREE_OR_FIXED:  # what the search would find
+        min_error, posed = rigid_reach(
+            chain[0], chain[1], chain[2], ux, uy, int(options[OPT_BEND]), work[SEED_ROW], spare
+        )
+    if SEEDS and posed:
+        joints_into(chain[0], work[SEED_ROW], joints[1])  # row 1 is free until a step
+        seed_error = norm(joints[1, n, 0] - ux, joints[1, n, 1] - uy)
     error, iterations, code = iterate(
         chain,
         knobs,
@@ -343,18 +354,22 @@ def solve_target(
 
 
 @kernel()
-def workspace(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def workspace(
+    n: int,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """One allocation for a range of targets' scratch: the chain in chain units and
     its limits (3, n), angles (2, n), joints (2, n + 1, 2), the step's work, the
-    give, the seed and the start pose (STEP_ROWS + 3, n), the knobs."""
+    give, the seed and the start pose (STEP_ROWS + 3, n), the knobs, and 6 spare
+    numbers (a locked chain's reach, :func:`solve_target`)."""
     rows = STEP_ROWS + 3
     knobs = len(KNOB_FIELDS)
-    space = np.empty((5 + rows) * n + 4 * (n + 1) + knobs)
+    space = np.empty((5 + rows) * n + 4 * (n + 1) + knobs + 6)
     chain = space[: 3 * n].reshape((3, n))
     angles = space[3 * n : 5 * n].reshape((2, n))
     work = space[5 * n : (5 + rows) * n].reshape((rows, n))
-    joints = space[(5 + rows) * n : (5 + rows) * n + 4 * (n + 1)].reshape((2, n + 1, 2))
-    return chain, angles, joints, work, space[space.size - knobs :]
+    head = (5 + rows) * n + 4 * (n + 1)  # the end of the joints
+    joints = space[(5 + rows) * n : head].reshape((2, n + 1, 2))
+    return chain, angles, joints, work, space[head : head + knobs], space[head + knobs :]
 
 
 def solve_range(
@@ -386,7 +401,7 @@ def solve_range(
     answer written for the one before it, so a path runs in order on one thread.
     """
     n = data.size // 3
-    chain, angles, joints, work, knobs = workspace(n)
+    chain, angles, joints, work, knobs, spare = workspace(n)
     e, up, down = chain_units(data[:n], options[OPT_OUTER], chain[0])
     copy_into(data[n : 2 * n], chain[1], 0)
     copy_into(data[2 * n :], chain[2], 0)
@@ -435,6 +450,7 @@ def solve_range(
             angles,
             joints,
             work,
+            spare,
             rows,
         )
         copy_into(angles[0], row, 0)
@@ -472,11 +488,14 @@ SIGNATURE = (
 #: Whether a method starts from the reach search's nearest pose when it would stop
 #: short of it (DLS); read by each method's copy of :func:`solve_target`.
 SEEDS = False
+#: Whether a method's loop finds a locked chain's reach itself (DLS and jt, the methods
+#: that take a stiffness); the others' copies do not compile ``rigid.rigid_reach``.
+LOCKS = False
 
 
-def _method_loop(name: str, method_step: Callable[..., Any], seeds: bool) -> Any:
+def _method_loop(name: str, method_step: Callable[..., Any], seeds: bool, locks: bool) -> Any:
     """:func:`solve_range` for one method: the loop's functions, copied with ``step``
-    (and ``SEEDS``) bound to the method's, each compiled under the method's name.
+    (and ``SEEDS``, ``LOCKS``) bound to the method's, each compiled under the method's name.
 
     numba compiles a called function from the globals it was defined with, so each
     copy gets its own namespace, in which ``iterate`` and ``solve_target`` are the
@@ -485,6 +504,7 @@ def _method_loop(name: str, method_step: Callable[..., Any], seeds: bool) -> Any
     namespace = dict(globals())
     namespace["step"] = method_step
     namespace["SEEDS"] = seeds
+    namespace["LOCKS"] = locks
     for function in (iterate, solve_target):
         copy = types.FunctionType(function.__code__, namespace, f"{function.__name__}_{name}")
         copy.__qualname__ = copy.__name__
@@ -497,8 +517,8 @@ def _method_loop(name: str, method_step: Callable[..., Any], seeds: bool) -> Any
 
 #: Each iterative method's compiled loop, by its code (``methods.CODE``).
 SOLVE: dict[int, Any] = {
-    CCD: _method_loop("ccd", ccd.step, seeds=False),
-    FABRIK: _method_loop("fabrik", fabrik.step, seeds=False),
-    DLS: _method_loop("dls", dls.step, seeds=True),
-    JT: _method_loop("jt", transpose.step, seeds=False),
+    CCD: _method_loop("ccd", ccd.step, seeds=False, locks=False),
+    FABRIK: _method_loop("fabrik", fabrik.step, seeds=False, locks=False),
+    DLS: _method_loop("dls", dls.step, seeds=True, locks=True),
+    JT: _method_loop("jt", transpose.step, seeds=False, locks=True),
 }

@@ -34,7 +34,7 @@ from ikchain.solvers.methods import (
     METHODS,
     OPTIONS,
 )
-from ikchain.solvers.records import OPT_FOLLOW
+from ikchain.solvers.records import OPT_FOLLOW, SEARCHED
 
 #: Iteration counts beyond this are the same as infinite (and are exact in the options
 #: record's float64).
@@ -258,7 +258,7 @@ def options_from_keywords(chain: Chain, method: str, given: dict[str, Any]) -> O
         (
             chain.outer_radius,
             chain.inner_radius,
-            chain._limited,
+            SEARCHED if chain._limited else 0.0,
             bend,
             budget,
             goal,

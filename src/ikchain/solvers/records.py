@@ -15,10 +15,11 @@ TOO_FAR = -2
 OUTSIDE_LIMITS = -3
 
 #: Fields of ``options``: the chain's ΣL and inner radius (m), whether it is limited
-#: (1.0 or 0.0), the bend (±1), the iteration budget, the tolerance (m), the damping,
-#: CCD's largest turn (rad, ``inf`` for none), DLS's rest-pose gain (0: none),
-#: whether each target starts from the answer for the one before it (1.0: ``follow``),
-#: and the blend weight the loop applies after each target (1.0: none; ``blend``).
+#: (0.0 free; :data:`SEARCHED` or :data:`FREE_OR_FIXED`), the bend (±1), the
+#: iteration budget, the tolerance (m), the damping, CCD's largest turn (rad, ``inf``
+#: for none), DLS's rest-pose gain (0: none), whether each target starts from the
+#: answer for the one before it (1.0: ``follow``), and the blend weight the loop
+#: applies after each target (1.0: none; ``blend``).
 OPTION_FIELDS = (
     "outer",
     "inner",
@@ -45,6 +46,14 @@ OPTION_FIELDS = (
     OPT_FOLLOW,
     OPT_WEIGHT,
 ) = range(len(OPTION_FIELDS))
+
+#: ``options[OPT_LIMITED]`` of a limited chain whose reach the search finds
+#: (``limited.reach_range``, before the loop) ...
+SEARCHED = 1.0
+#: ... and of a chain whose every joint is free or fixed by construction (a lock on a
+#: chain without limits, ``steps._locked_part``): the loop finds its reach itself, in
+#: closed form (``rigid.rigid_reach``), with the same numbers the search would.
+FREE_OR_FIXED = 2.0
 
 #: Fields of ``knobs``, what a step reads besides the pose and the target: the damping,
 #: CCD's largest turn, DLS's λ² floor (in squared chain units) and rest-pose gain, and

@@ -269,16 +269,18 @@ def run_iterative(
     """Targets (B, 2) from ``starts`` ((B, n), (1, n), or (0, n) for the default)
     through the method's loop (``loop.SOLVE``), ``rest`` the rest pose and ``give`` each
     joint's give (see ``loop.solve_range``); on a limited chain the reach search
-    runs first, once. A path (``record`` with ``follow``) runs in order, on one thread."""
+    runs first, once (unless the loop finds the reach itself:
+    ``records.FREE_OR_FIXED``). A path (``record`` with ``follow``) runs in order, on
+    one thread."""
     from ikchain.solvers.methods import CODE
-    from ikchain.solvers.records import OPT_FOLLOW, OPT_MAX_ITERATIONS
+    from ikchain.solvers.records import OPT_FOLLOW, OPT_LIMITED, OPT_MAX_ITERATIONS, SEARCHED
 
     loop, _, limited = _kernels_cached or kernels()
     n = chain.n_bones
     count = targets.shape[0]
     data = chain._kernel_data
     _, found, rows = empties(n)
-    if chain._limited:
+    if record[OPT_LIMITED] == SEARCHED:  # (a locked chain's loop finds its reach itself)
         found = np.empty((count, n + 3))
         threads.run(limited.reach_range, (data, record, targets, found), count)
     out = out_array(into, count, n)

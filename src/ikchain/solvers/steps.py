@@ -21,6 +21,7 @@ Solver's calling convention and its straight path to the kernels.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any, Protocol, cast
 
 import numpy as np
@@ -31,9 +32,9 @@ from ikchain.checks import check_angles, check_points
 from ikchain.result import Result, out_of, result_from_out, take_fields, with_memory_of
 from ikchain.solvers import angle as tip_angle
 from ikchain.solvers import runner
-from ikchain.solvers.methods import LARGEST_ANGLE
 from ikchain.solvers.options import Options
 from ikchain.solvers.plain import default_init, plain_point, plain_start
+from ikchain.solvers.records import FREE_OR_FIXED, OPT_LIMITED
 from ikchain.solvers.stiffness import locked_chain, taken_start
 
 
@@ -43,8 +44,10 @@ class Solving(Protocol):
 
     options: Options
     _kernel: int
+    _limited: bool
     _locked: NDArray[np.bool_] | None
     _plain: bool
+    _record: NDArray[np.float64]
 
     def solve(
         self, target: ArrayLike, init: Any = None, *, out: Any = None, following: bool = False
@@ -244,21 +247,22 @@ class Steps:
 
     def _locked_one(self, point: tuple[float, float], init: Any) -> Result | None:
         """One checked point from one plain start (None: the default), straight to the
-        locked chain's kernel; None for a start the batch path takes (an unlimited
-        chain's angle beyond ``±2**20`` rad, which it first turns to (-π, π])."""
+        locked chain's kernel; None for what the batch path takes: an unlimited chain's
+        angle beyond ``±2**20`` rad (which it first turns to (-π, π]), and a target
+        beyond floats (refused there, in the caller's terms)."""
         chain = self.chain
         first: Any = self._bent if init is None else init
-        first = first.tolist() if type(first) is np.ndarray else first  # (floats: fast)
-        if chain.limits is None:
-            if max(map(abs, first)) > LARGEST_ANGLE:
-                return None
-        elif init is not None:  # a start (a lock) outside the limits: refused
+        if init is not None and chain.limits is not None:  # a lock outside them: refused
             runner.check_within_limits(chain, np.array(first, dtype=np.float64))
-        part = self._locks.get(tuple([float(first[i]) for i in self._lock_index]))
+        # the locked angles as they are (1 == 1.0 == np.float64(1.0): one key)
+        part = self._locks.get(tuple([first[i] for i in self._lock_index]))
         if part is None:
             locked = cast("NDArray[np.bool_]", self._locked)  # (a lock: set)
             part = self._locked_part(locked, np.array(first, dtype=np.float64))
-        result = part._iterate_one(point, init)
+        try:
+            result = part._iterate_one(point, init)
+        except ValueError:  # the locked chain's kernel refused the start or the target:
+            return None  # the batch path turns the start, or says what is wrong
         result._limits = chain.limits  # the caller's chain's limits (at_limit)
         return result
 
@@ -271,6 +275,12 @@ class Steps:
             chain = locked_chain(self.chain, locked, start)
             solver = cast("Callable[..., Solving]", type(self))  # (a Solver makes one)
             part = solver(chain, self.method, **self.options.keywords())
+            if self.chain.limits is None:  # every joint free or fixed: the loop finds
+                # the reach itself, in closed form (records.FREE_OR_FIXED), not a search
+                record, follow = part.options.record.copy(), part.options.follow_record.copy()
+                record[OPT_LIMITED] = follow[OPT_LIMITED] = FREE_OR_FIXED
+                part.options = replace(part.options, record=record, follow_record=follow)
+                part._record, part._limited = record, False
             part._locked = None  # its chain holds the locks
             part._plain = not part.options.trace  # (no pole, soft or weight at this step)
             if len(self._locks) >= _LOCKS_KEPT:
