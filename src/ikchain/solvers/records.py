@@ -57,7 +57,7 @@ FREE_OR_FIXED = 2.0
 
 #: Fields of ``knobs``, what a step reads besides the pose and the target: the damping,
 #: CCD's largest turn, DLS's λ² floor (in squared chain units) and rest-pose gain, and
-#: whether the chain is limited (1.0 or 0.0).
+#: whether the chain is limited (``options[OPT_LIMITED]``; 0.0: free).
 KNOB_FIELDS = ("damping", "max_step", "bias", "pull", "limited")
 KNOB_DAMPING, KNOB_MAX_STEP, KNOB_BIAS, KNOB_PULL, KNOB_LIMITED = range(len(KNOB_FIELDS))
 

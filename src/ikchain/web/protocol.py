@@ -749,8 +749,9 @@ def _cost(request: SolveRequest, work: int) -> Cost:
 
 
 def _limited(request: SolveRequest) -> bool:
-    """Whether the solve runs on a limited chain: one with joint limits, or one with a
-    joint locked by an infinite stiffness (whose reach is searched as under limits)."""
+    """Whether the solve is charged as on a limited chain: one with joint limits, or one
+    with a joint locked by an infinite stiffness (charged the reach search's worst
+    case; without limits the loop finds the locked reach in closed form, for less)."""
     stiffness = request.options.get("stiffness")
     locks = stiffness is not None and bool(np.isinf(stiffness).any())
     return request.chain.limits is not None or locks
