@@ -76,6 +76,45 @@ def test_bench_runs_tiny_and_writes_json(tmp_path, capsys):
     assert 0.0 < anywhere["unreachable_share"] < 1.0
     assert anywhere["iterations_mean"] > 0 and anywhere["batch_ratio"] > 0
     assert all(goal["met"] in (True, False, None) for goal in data["goals"])
+    # the benchmarks page renders this very JSON: every table, every row
+    pages = render_bench_tables(data)
+    assert set(pages) == {
+        "machine",
+        "analytic",
+        "batch",
+        "reach",
+        "dls-reach",
+        "single",
+        "limits",
+        "threads",
+        "options",
+        "startup",
+        "goals",
+    }
+    assert len([line for line in pages["options"] if line.startswith("   * - ")]) == 1 + len(
+        data["options"]["rows"]
+    )
+    assert len([line for line in pages["goals"] if line.startswith("   * - ")]) == 29
+
+
+def render_bench_tables(run: dict) -> dict[str, list[str]]:
+    """Each table of the benchmarks page (``docs/_ext/bench_tables.py``) from ``run``,
+    which serves as its own baseline."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parent.parent / "docs" / "_ext" / "bench_tables.py"
+    spec = importlib.util.spec_from_file_location("bench_tables", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    info = {
+        "commit": "now",
+        "command": "bench",
+        "baseline_commit": "then",
+        "baseline_command": "bench",
+    }
+    return {part: render(run, run, info) for part, render in module.PARTS.items()}
 
 
 @pytest.mark.parametrize(
