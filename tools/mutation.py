@@ -534,8 +534,8 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "options: a limited chain's record says free",
         "solvers/options.py",
-        "            chain._limited,",
-        "            False,",
+        "            SEARCHED if chain._limited else 0.0,",
+        "            0.0,",
         LIMIT_TESTS,
     ),
     Mutant(
