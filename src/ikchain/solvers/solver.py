@@ -17,6 +17,8 @@ plain target to the kernels.
 from __future__ import annotations
 
 import math
+import operator
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -94,7 +96,7 @@ class Solver(Steps):
         "_kernel",
         "_limited",
         "_lock_alone",
-        "_lock_index",
+        "_lock_key",
         "_locked",
         "_locks",
         "_n",
@@ -165,8 +167,12 @@ class Solver(Steps):
         # locked at each start seen (by the locked angles)
         stiff = options.stiffness
         self._locked = None if stiff is None or not np.isinf(stiff).any() else np.isinf(stiff)
-        self._locks: dict[tuple[float, ...], Solving] = {}
-        self._lock_index = [] if self._locked is None else np.flatnonzero(self._locked).tolist()
+        self._locks: dict[Any, Solving] = {}
+        # a pose's locked angles, the key of its locked chain's Solver: the angle of one
+        # locked joint, a tuple of them for more (one C call: a drag calls it each frame;
+        # without a lock it is never called)
+        held = [] if self._locked is None else np.flatnonzero(self._locked).tolist()
+        self._lock_key: Callable[[Any], Any] = operator.itemgetter(*held) if held else tuple
         self._bent = None if self._locked is None else default_init(chain, options.bend).tolist()
         self._width = out_width(self._n)
         self._code = 3 * self._n + 2 + CODE_FIELD  # the status code's column of ``out``

@@ -82,8 +82,8 @@ class Steps:
     _bent: list[float] | None
     _hand: tuple[float, tuple[float, float], float, NDArray[np.float64]]
     _locked: NDArray[np.bool_] | None
-    _lock_index: list[int]
-    _locks: dict[tuple[float, ...], Solving]
+    _lock_key: Callable[[Any], Any]
+    _locks: dict[Any, Solving]
     _plain: bool
     _wrist: Solving | None
 
@@ -255,7 +255,7 @@ class Steps:
         if init is not None and chain.limits is not None:  # a lock outside them: refused
             runner.check_within_limits(chain, np.array(first, dtype=np.float64))
         # the locked angles as they are (1 == 1.0 == np.float64(1.0): one key)
-        part = self._locks.get(tuple([first[i] for i in self._lock_index]))
+        part = self._locks.get(self._lock_key(first))
         if part is None:
             locked = cast("NDArray[np.bool_]", self._locked)  # (a lock: set)
             part = self._locked_part(locked, np.array(first, dtype=np.float64))
@@ -269,7 +269,7 @@ class Steps:
     def _locked_part(self, locked: NDArray[np.bool_], start: NDArray[np.float64]) -> Solving:
         """A Solver of the chain with the ``locked`` joints limited to their angles in
         ``start`` (n,): its give keeps them still, its limits tell the truth about reach."""
-        key = tuple(start[self._lock_index].tolist())
+        key = self._lock_key(start.tolist())
         part = self._locks.get(key)
         if part is None:
             chain = locked_chain(self.chain, locked, start)
