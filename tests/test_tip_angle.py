@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 
 import numpy as np
 import pytest
@@ -368,6 +369,24 @@ def test_a_start_outside_the_last_joints_limits_is_refused(last: float, batch: b
     said = r"init: expected angles within the joint limits, got joint 2 outside \[-1.0, 6.0\]"
     with pytest.raises(ValueError, match=said):
         ikchain.solve(TURNING, target, "dls", angle=0.3, init=start)
+
+
+@pytest.mark.parametrize("method", ITERATIVE)
+def test_what_the_wrists_loop_refuses_for_one_target_is_refused_as_in_a_batch(method: str) -> None:
+    """One target whose wrist the loop refuses (a start outside a wrist joint's
+    limits, a target beyond floats) gets the batch's error, word for word, from a
+    Solver's call and from ``solve()``: never a Result of the refused row."""
+    solver = ikchain.Solver(TURNING, method, angle=0.3)
+    cases = [([0.6, 0.5], [2.5, 0.2, 0.3]), ([1.5e308, -1.5e308], None)]
+    for target, start in cases:
+        with pytest.raises(ValueError) as in_batch:
+            solver.batch(target, start)  # (a batch of shape (): no index in the message)
+        said = re.escape(str(in_batch.value))
+        assert "expected" in said
+        with pytest.raises(ValueError, match=said):
+            solver(target, start)
+        with pytest.raises(ValueError, match=said):
+            ikchain.solve(TURNING, target, method, angle=0.3, init=start)
 
 
 @pytest.mark.parametrize(

@@ -58,6 +58,7 @@ ANGLE_TESTS = (
     "tests/test_tip_angle.py::test_one_target_is_posed_as_it_is_in_a_batch_to_the_bit",
     "tests/test_tip_angle.py::test_a_start_outside_the_last_joints_limits_is_refused",
     "tests/test_tip_angle.py::test_a_lock_before_the_wrist_tells_the_locked_reach_alone_and_in_a_batch",
+    "tests/test_tip_angle.py::test_what_the_wrists_loop_refuses_for_one_target_is_refused_as_in_a_batch",
 )
 #: New connections read in turn at the rate.
 NEWCOMER_TESTS = (
@@ -975,9 +976,9 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     Mutant(
         "angle: one target's wrist solved straight, past its lock",
-        "solvers/steps.py",
-        "        plain = wrist._plain and not following and out is None",
-        "        plain = not following and out is None",
+        "solvers/solver.py",
+        "        self._angle_alone = self._wrist is not None and self._wrist._plain",
+        "        self._angle_alone = self._wrist is not None",
         ANGLE_TESTS,
     ),
     Mutant(
@@ -997,8 +998,29 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "angle: one target's wrist started from the wrong n - 1 joints",
         "solvers/steps.py",
-        "            targets, solved = wrist._iterate_out(at, None if init is None else init[:-1])",
-        "            targets, solved = wrist._iterate_out(at, None if init is None else init[1:])",
+        "wrist._loop_inputs(at, None if init is None else init[:-1])",
+        "wrist._loop_inputs(at, None if init is None else init[1:])",
+        ANGLE_TESTS,
+    ),
+    Mutant(
+        "angle: one target the wrist's loop refused answered with the refused row",
+        "solvers/steps.py",
+        "            if posed[0, self._code] < 0.0:  # refused: beyond floats, or outside",
+        "            if False:  # refused: beyond floats, or outside",
+        ANGLE_TESTS,
+    ),
+    Mutant(
+        "angle: one target's wrist loop aimed at the target, not the wrist",
+        "solvers/tip.py",
+        "    wrist_loop(data, options, wrists, starts,",
+        "    wrist_loop(data, options, targets, starts,",
+        ANGLE_TESTS,
+    ),
+    Mutant(
+        "angle: one target's wrist on a limited chain not searched for its reach",
+        "solvers/steps.py",
+        "                found,\n                lengths,",
+        "                wrist._empty[1],\n                lengths,",
         ANGLE_TESTS,
     ),
     Mutant(

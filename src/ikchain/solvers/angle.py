@@ -33,9 +33,10 @@ the first ``n - 1`` bones theirs; ``weight`` blends from the start pose as for a
 solve (:mod:`ikchain.solvers.blend`).
 
 One implementation, compiled: :func:`ikchain.solvers.tip.posed_rows` turns the wrist
-solve's rows of ``out`` into the whole chain's, for one target (straight from the
-kernels, as a plain solve) and for a batch or a path alike. This module, which checks
-the angle and finds the wrist, imports no numba.
+solve's rows of ``out`` into the whole chain's, for a batch or a path after the wrist's
+solve, and for one target inside the same compiled call as the wrist's loop
+(:func:`ikchain.solvers.tip.posed_range`: one kernel call, as a plain solve makes).
+This module, which checks the angle and finds the wrist, imports no numba.
 """
 
 from __future__ import annotations

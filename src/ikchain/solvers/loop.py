@@ -87,7 +87,7 @@ from ikchain.solvers.records import (
 )
 from ikchain.solvers.records import CODE as CODE_FIELD
 from ikchain.solvers.rigid import rigid_reach
-from ikchain.solvers.tip import posed_rows  # noqa: F401 (Solver's tip angle)
+from ikchain.solvers.tip import posed_loop, posed_rows  # noqa: F401 (Solver's tip angle)
 from ikchain.solvers.units import (
     chain_units,
     gap_to_annulus,
@@ -522,3 +522,7 @@ SOLVE: dict[int, Any] = {
     DLS: _method_loop("dls", dls.step, seeds=True, locks=True),
     JT: _method_loop("jt", transpose.step, seeds=False, locks=True),
 }
+
+#: Each iterative method's loop for one target's wrist with the hand then posed, in one
+#: call (:func:`ikchain.solvers.tip.posed_range`), by the method's code.
+POSED: dict[int, Any] = {code: posed_loop(name, SOLVE[code]) for name, code in CODE.items()}

@@ -448,31 +448,43 @@ class Solver(Steps):
         return targets, out
 
     def _iterate_one(self, point: tuple[float, float], init: Any) -> Result:
-        targets, out = self._iterate_out(point, init)
-        return result_from_out(out, (), self._n, targets, self.method, None, self.chain.limits)
-
-    def _iterate_out(
-        self, point: tuple[float, float], init: Any
-    ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-        """The loop's ``targets`` (1, 2) and ``out`` row for one checked point, from
-        ``init`` (one plain pose, or None for the default)."""
-        loop, _, limited = runner._kernels_cached or runner.kernels()
-        n = self._n
-        chain = self.chain
-        data = chain._kernel_data
-        record = self._record
-        targets = np.empty((1, 2))
-        targets[0, 0], targets[0, 1] = point
-        starts, found, rows = self._empty
-        if init is not None:
-            starts = np.empty((1, n))
-            starts[0] = init
-        if self._limited:
-            found = np.empty((1, n + 3))
-            runner.entry(limited.reach_range)(data, record, targets, found, 0, 1)
+        """One checked point's answer from ``init`` (one plain pose, or None for the
+        default), straight from the loop's kernel."""
+        loop, _, _ = runner._kernels_cached or runner.kernels()
+        targets, starts, found = self._loop_inputs(point, init)
         out = np.empty((1, self._width))
         kernel = runner.entry(loop.SOLVE[self._kernel])  # (arrays of the signature's types)
-        kernel(data, record, targets, starts, self._rest, self._give, found, out, rows, 0, 1)
+        kernel(
+            self.chain._kernel_data,
+            self._record,
+            targets,
+            starts,
+            self._rest,
+            self._give,
+            found,
+            out,
+            self._empty[2],
+            0,
+            1,
+        )
         if out[0, self._code] < 0.0:  # refused: beyond floats, or a start outside the limits
-            runner.check_codes(chain, targets, (), out, starts if init is not None else None)
-        return targets, out
+            runner.check_codes(self.chain, targets, (), out, starts if init is not None else None)
+        return result_from_out(out, (), self._n, targets, self.method, None, self.chain.limits)
+
+    def _loop_inputs(
+        self, point: tuple[float, float], init: Any
+    ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+        """The loop's ``targets`` (1, 2), ``starts`` (1, n) or (0, n) for the default,
+        and ``found`` (1, n + 3), what the reach search found on a limited chain, or
+        (0, n + 3), for one checked point from ``init`` (one plain pose, or None)."""
+        targets = np.empty((1, 2))
+        targets[0, 0], targets[0, 1] = point
+        starts, found, _ = self._empty
+        if init is not None:
+            starts = np.empty((1, self._n))
+            starts[0] = init
+        if self._limited:
+            found = np.empty((1, self._n + 3))
+            reach_range = (runner._kernels_cached or runner.kernels())[2].reach_range
+            runner.entry(reach_range)(self.chain._kernel_data, self._record, targets, found, 0, 1)
+        return targets, starts, found

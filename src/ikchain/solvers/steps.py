@@ -48,6 +48,9 @@ class Solving(Protocol):
     _locked: NDArray[np.bool_] | None
     _plain: bool
     _record: NDArray[np.float64]
+    _rest: NDArray[np.float64]
+    _give: NDArray[np.float64]
+    chain: Chain
 
     def solve(
         self, target: ArrayLike, init: Any = None, *, out: Any = None, following: bool = False
@@ -55,9 +58,9 @@ class Solving(Protocol):
 
     def _iterate_one(self, point: tuple[float, float], init: Any) -> Result: ...
 
-    def _iterate_out(
+    def _loop_inputs(
         self, point: tuple[float, float], init: Any
-    ) -> tuple[NDArray[np.float64], NDArray[np.float64]]: ...
+    ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]: ...
 
     def _analytic_out(
         self, point: tuple[float, float]
@@ -79,6 +82,7 @@ class Steps:
     options: Options
     _n: int
     _width: int
+    _code: int
     _bent: list[float] | None
     _hand: tuple[float, tuple[float, float], float, NDArray[np.float64]]
     _locked: NDArray[np.bool_] | None
@@ -147,12 +151,6 @@ class Steps:
         (:mod:`ikchain.solvers.angle`), posed by one compiled rule (``posed_rows``)."""
         n, chain = self._n, self.chain
         angle, _, low, lengths = self._hand
-        # one target, and a wrist solve with no step around it (a lock): straight on
-        plain = wrist._plain and not following and out is None
-        point = plain_point(target) if plain else None
-        start = None if point is None else plain_start(n, init)
-        if point is not None and start is not None:
-            return self._angled_one(point, init if start else None)
         loop, _, _ = runner._kernels_cached or runner.kernels()
         points = check_points(target, "path" if following else "target")
         if init is not None:
@@ -167,9 +165,11 @@ class Steps:
         loop.posed_rows(lengths, angle, low, targets, out_of(answer), posed, 0, targets.shape[0])
         return result_from_out(posed, shape, n, targets, self.method, None, chain.limits, out)
 
-    def _angled_one(self, point: tuple[float, float], init: Any) -> Result:
-        """One checked point from one plain start (None: the default): the wrist Solver
-        (no step around its solve) straight to its kernel, then the hand posed."""
+    def _angled_one(self, point: tuple[float, float], init: Any) -> Result | None:
+        """One checked point from one plain start (None: the default), the wrist's
+        Solver plain: its loop and the hand's posing in one compiled call
+        (``loop.POSED``), or the closed form's wrist, then the posing. None where the
+        wrist's loop refused the point or the start: the general path says why."""
         n, chain = self._n, self.chain
         angle, hand, low, lengths = self._hand
         wrist = cast(Solving, self._wrist)  # (the hand's angle: set)
@@ -178,14 +178,34 @@ class Steps:
         if init is not None and limits is not None and not low <= init[-1] <= limits[-1, 1]:
             runner.check_within_limits(chain, np.array(init, dtype=np.float64))
         at = tip_angle.wrist_from_target(point[0], point[1], hand)
+        posed = np.empty((1, self._width))
         if wrist._kernel < 0:
             targets, solved = wrist._analytic_out(at)
+            targets[0, 0], targets[0, 1] = point  # (the wrist's, no longer read)
+            runner.entry(loop.posed_rows)(lengths, angle, low, targets, solved, posed, 0, 1)
         else:  # the first n - 1 bones start where the chain's do
-            targets, solved = wrist._iterate_out(at, None if init is None else init[:-1])
-        targets[0, 0], targets[0, 1] = point  # (the wrist's, no longer read)
-        posed = np.empty((1, self._width))
-        runner.entry(loop.posed_rows)(lengths, angle, low, targets, solved, posed, 0, 1)
-        return result_from_out(posed, (), n, targets, self.method, None, chain.limits)
+            wrists, starts, found = wrist._loop_inputs(at, None if init is None else init[:-1])
+            targets = np.empty((1, 2))
+            targets[0, 0], targets[0, 1] = point
+            runner.entry(loop.POSED[wrist._kernel])(
+                wrist.chain._kernel_data,
+                wrist._record,
+                wrists,
+                targets,
+                starts,
+                wrist._rest,
+                wrist._give,
+                found,
+                lengths,
+                angle,
+                low,
+                posed,
+                0,
+                1,
+            )
+            if posed[0, self._code] < 0.0:  # refused: beyond floats, or outside the limits
+                return None
+        return result_from_out(posed, (), n, targets, self.method, None, limits)
 
     def _locking(
         self,

@@ -6,11 +6,18 @@
 batch: from the wrist solve's rows of ``out`` it writes the whole chain's, the tip's
 error measured afresh, every honest field (min_error, reachable, certified, the
 status) the wrist's, since the hand is a rigid translation of the wrist.
+
+:func:`posed_loop` makes, for one method, the kernel that a single target takes
+straight (:func:`posed_range`): the method's loop for the wrist, then
+:func:`posed_rows`, in one compiled call, so that the hand's angle costs one kernel
+call as a plain solve does, not two and the arrays between them.
 """
 
 from __future__ import annotations
 
 import math
+import types
+from typing import Any
 
 import numpy as np
 
@@ -66,3 +73,67 @@ def posed_rows(
         row[results + ERROR] = norm(x - targets[b, 0], y - targets[b, 1])
         for field in range(ERROR + 1, len(RESULT_FIELDS)):
             row[results + field] = solved[told + field]
+
+
+def wrist_loop(
+    data: np.ndarray,
+    options: np.ndarray,
+    targets: np.ndarray,
+    starts: np.ndarray,
+    rest: np.ndarray,
+    give: np.ndarray,
+    found: np.ndarray,
+    out: np.ndarray,
+    trace: np.ndarray,
+    begin: int,
+    end: int,
+) -> None:
+    """Stands for a method's loop (``loop.SOLVE``): each copy of :func:`posed_range`
+    names its own (:func:`posed_loop`)."""
+    raise NotImplementedError
+
+
+def posed_range(
+    data: np.ndarray,
+    options: np.ndarray,
+    wrists: np.ndarray,
+    targets: np.ndarray,
+    starts: np.ndarray,
+    rest: np.ndarray,
+    give: np.ndarray,
+    found: np.ndarray,
+    lengths: np.ndarray,
+    angle: float,
+    low: float,
+    out: np.ndarray,
+    begin: int,
+    end: int,
+) -> None:
+    """Rows ``begin`` to ``end`` of ``out`` (B, 3n + 8), the whole chain's, for
+    ``targets`` (B, 2) whose wrists (B, 2) the first ``n - 1`` bones reach: the wrist
+    chain's loop on ``data``, ``options``, ``starts``, ``rest``, ``give`` and
+    ``found``, as ``loop.solve_range`` takes them, then :func:`posed_rows` with
+    ``lengths`` (the whole chain's), ``angle`` and ``low``."""
+    solved = np.empty((end, out.shape[1] - 3))  # the wrist chain's rows (3 columns fewer)
+    no_trace = np.empty((0, 0, lengths.size))  # (0, 0, n - 1 + 1)
+    wrist_loop(data, options, wrists, starts, rest, give, found, solved, no_trace, begin, end)
+    posed_rows(lengths, angle, low, targets, solved, out, begin, end)
+
+
+#: What :func:`posed_range` takes (see ``compiled.kernel``).
+POSED_SIGNATURE = (
+    "void(float64[::1], float64[::1], float64[:, ::1], float64[:, ::1], float64[:, ::1],"
+    " float64[::1], float64[::1], float64[:, ::1], float64[::1], float64, float64,"
+    " float64[:, ::1], int64, int64)"
+)
+
+
+def posed_loop(name: str, method_loop: Any) -> Any:
+    """:func:`posed_range` with ``wrist_loop`` bound to ``method_loop``, compiled under
+    the name ``posed_<name>`` (as ``loop._method_loop`` binds a method's step)."""
+    namespace = dict(globals())
+    namespace["wrist_loop"] = method_loop
+    entry = types.FunctionType(posed_range.__code__, namespace, f"posed_{name}")
+    entry.__qualname__ = entry.__name__
+    entry.__doc__ = posed_range.__doc__
+    return kernel(POSED_SIGNATURE)(entry)
