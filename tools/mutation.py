@@ -998,8 +998,8 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "angle: one target's wrist started from the wrong n - 1 joints",
         "solvers/steps.py",
-        "wrist._loop_inputs(at, None if init is None else init[:-1])",
-        "wrist._loop_inputs(at, None if init is None else init[1:])",
+        "wrist._loop_inputs(point, None if init is None else init[:-1])",
+        "wrist._loop_inputs(point, None if init is None else init[1:])",
         ANGLE_TESTS,
     ),
     Mutant(
@@ -1014,6 +1014,13 @@ MUTANTS: tuple[Mutant, ...] = (
         "solvers/tip.py",
         "    wrist_loop(data, options, wrists, starts,",
         "    wrist_loop(data, options, targets, starts,",
+        ANGLE_TESTS,
+    ),
+    Mutant(
+        "angle: one target's limited wrist chain's reach searched at the target, not the wrist",
+        "solvers/steps.py",
+        "                wrist._search(wrists, found)",
+        "                wrist._search(targets, found)",
         ANGLE_TESTS,
     ),
     Mutant(

@@ -83,9 +83,10 @@ def hand_from_angle(lengths: NDArray[np.float64], angle: float) -> tuple[float, 
     return length * math.cos(angle), length * math.sin(angle)
 
 
-def wrist_from_target(x: Any, y: Any, hand: tuple[float, float]) -> tuple[Any, Any]:
+def wrist_from_target(x: Any, y: Any, hand: Any) -> tuple[Any, Any]:
     """The start of the last bone (x, y) when its tip is at ``(x, y)`` (floats, or
-    arrays of any shape) and the bone is ``hand`` (:func:`hand_from_angle`)."""
+    arrays of any shape) and the bone is ``hand`` (:func:`hand_from_angle`, as a tuple
+    or an array of two; compiled as ``tip.wrist_from_target``)."""
     return x - hand[0], y - hand[1]
 
 

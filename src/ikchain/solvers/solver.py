@@ -190,10 +190,10 @@ class Solver(Steps):
         elif options.angle is not None:  # before: the first n - 1 bones to the wrist
             low = -math.inf if chain.limits is None else float(chain.limits[-1, 0])
             # the angle, the last bone (m), the last joint's lowest angle, and the lengths
-            # as the kernel takes them (writable)
+            # (the bone and the lengths as the kernels take them: arrays, writable)
             self._hand = (
                 options.angle,
-                tip_angle.hand_from_angle(chain.lengths, options.angle),
+                np.array(tip_angle.hand_from_angle(chain.lengths, options.angle)),
                 low,
                 np.array(chain.lengths),
             )
@@ -452,6 +452,8 @@ class Solver(Steps):
         default), straight from the loop's kernel."""
         loop, _, _ = runner._kernels_cached or runner.kernels()
         targets, starts, found = self._loop_inputs(point, init)
+        if self._limited:
+            self._search(targets, found)
         out = np.empty((1, self._width))
         kernel = runner.entry(loop.SOLVE[self._kernel])  # (arrays of the signature's types)
         kernel(
@@ -475,8 +477,9 @@ class Solver(Steps):
         self, point: tuple[float, float], init: Any
     ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
         """The loop's ``targets`` (1, 2), ``starts`` (1, n) or (0, n) for the default,
-        and ``found`` (1, n + 3), what the reach search found on a limited chain, or
-        (0, n + 3), for one checked point from ``init`` (one plain pose, or None)."""
+        and ``found``, (1, n + 3) on a limited chain, for what the reach search finds
+        (not yet searched), or (0, n + 3), for one checked point from ``init`` (one
+        plain pose, or None)."""
         targets = np.empty((1, 2))
         targets[0, 0], targets[0, 1] = point
         starts, found, _ = self._empty
@@ -485,6 +488,11 @@ class Solver(Steps):
             starts[0] = init
         if self._limited:
             found = np.empty((1, self._n + 3))
-            reach_range = (runner._kernels_cached or runner.kernels())[2].reach_range
-            runner.entry(reach_range)(self.chain._kernel_data, self._record, targets, found, 0, 1)
         return targets, starts, found
+
+    def _search(self, targets: NDArray[np.float64], found: NDArray[np.float64]) -> None:
+        """``found`` (1, n + 3) for ``targets`` (1, 2) on this limited chain: what the
+        reach search finds, as the loop takes it."""
+        _, _, limited = runner._kernels_cached or runner.kernels()
+        search = runner.entry(limited.reach_range)
+        search(self.chain._kernel_data, self._record, targets, found, 0, 1)

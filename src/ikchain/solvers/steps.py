@@ -62,6 +62,8 @@ class Solving(Protocol):
         self, point: tuple[float, float], init: Any
     ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]: ...
 
+    def _search(self, targets: NDArray[np.float64], found: NDArray[np.float64]) -> None: ...
+
     def _analytic_out(
         self, point: tuple[float, float]
     ) -> tuple[NDArray[np.float64], NDArray[np.float64]]: ...
@@ -84,7 +86,7 @@ class Steps:
     _width: int
     _code: int
     _bent: list[float] | None
-    _hand: tuple[float, tuple[float, float], float, NDArray[np.float64]]
+    _hand: tuple[float, NDArray[np.float64], float, NDArray[np.float64]]
     _locked: NDArray[np.bool_] | None
     _lock_key: Callable[[Any], Any]
     _locks: dict[Any, Solving]
@@ -167,7 +169,7 @@ class Steps:
 
     def _angled_one(self, point: tuple[float, float], init: Any) -> Result | None:
         """One checked point from one plain start (None: the default), the wrist's
-        Solver plain: its loop and the hand's posing in one compiled call
+        Solver plain: the wrist, its loop and the hand's posing in one compiled call
         (``loop.POSED``), or the closed form's wrist, then the posing. None where the
         wrist's loop refused the point or the start: the general path says why."""
         n, chain = self._n, self.chain
@@ -177,21 +179,24 @@ class Steps:
         limits = chain.limits
         if init is not None and limits is not None and not low <= init[-1] <= limits[-1, 1]:
             runner.check_within_limits(chain, np.array(init, dtype=np.float64))
-        at = tip_angle.wrist_from_target(point[0], point[1], hand)
         posed = np.empty((1, self._width))
         if wrist._kernel < 0:
+            at = tip_angle.wrist_from_target(point[0], point[1], hand)
             targets, solved = wrist._analytic_out(at)
             targets[0, 0], targets[0, 1] = point  # (the wrist's, no longer read)
             runner.entry(loop.posed_rows)(lengths, angle, low, targets, solved, posed, 0, 1)
         else:  # the first n - 1 bones start where the chain's do
-            wrists, starts, found = wrist._loop_inputs(at, None if init is None else init[:-1])
-            targets = np.empty((1, 2))
-            targets[0, 0], targets[0, 1] = point
+            targets, starts, found = wrist._loop_inputs(point, None if init is None else init[:-1])
+            if wrist._limited:  # the wrist's reach, searched first (the kernel finds the
+                # same wrist again)
+                wrists = np.empty((1, 2))
+                wrists[0, 0], wrists[0, 1] = tip_angle.wrist_from_target(*point, hand)
+                wrist._search(wrists, found)
             runner.entry(loop.POSED[wrist._kernel])(
                 wrist.chain._kernel_data,
                 wrist._record,
-                wrists,
                 targets,
+                hand,
                 starts,
                 wrist._rest,
                 wrist._give,

@@ -8,9 +8,9 @@ error measured afresh, every honest field (min_error, reachable, certified, the
 status) the wrist's, since the hand is a rigid translation of the wrist.
 
 :func:`posed_loop` makes, for one method, the kernel that a single target takes
-straight (:func:`posed_range`): the method's loop for the wrist, then
-:func:`posed_rows`, in one compiled call, so that the hand's angle costs one kernel
-call as a plain solve does, not two and the arrays between them.
+straight (:func:`posed_range`): the wrists of the targets, the method's loop for
+them, then :func:`posed_rows`, in one compiled call, so that the hand's angle costs
+one kernel call as a plain solve does, not two and the arrays between them.
 """
 
 from __future__ import annotations
@@ -21,8 +21,13 @@ from typing import Any
 
 import numpy as np
 
+from ikchain.solvers import angle as tip_angle
 from ikchain.solvers.compiled import kernel, norm, wrap_angle
 from ikchain.solvers.records import ERROR, RESULT_FIELDS
+
+#: ``angle.wrist_from_target`` as a kernel: the one implementation, in
+#: :mod:`ikchain.solvers.angle`.
+wrist_from_target = kernel()(tip_angle.wrist_from_target)
 
 
 @kernel(
@@ -96,8 +101,8 @@ def wrist_loop(
 def posed_range(
     data: np.ndarray,
     options: np.ndarray,
-    wrists: np.ndarray,
     targets: np.ndarray,
+    hand: np.ndarray,
     starts: np.ndarray,
     rest: np.ndarray,
     give: np.ndarray,
@@ -110,10 +115,16 @@ def posed_range(
     end: int,
 ) -> None:
     """Rows ``begin`` to ``end`` of ``out`` (B, 3n + 8), the whole chain's, for
-    ``targets`` (B, 2) whose wrists (B, 2) the first ``n - 1`` bones reach: the wrist
-    chain's loop on ``data``, ``options``, ``starts``, ``rest``, ``give`` and
-    ``found``, as ``loop.solve_range`` takes them, then :func:`posed_rows` with
-    ``lengths`` (the whole chain's), ``angle`` and ``low``."""
+    ``targets`` (B, 2) with the last bone ``hand`` (2,) (``angle.hand_from_angle``):
+    the first ``n - 1`` bones' loop for the wrists, on the wrist chain's ``data``,
+    ``options``, ``starts``, ``rest``, ``give`` and ``found`` as ``loop.solve_range``
+    takes them (``found``: what the reach search found for the wrists, on a limited
+    wrist chain), then :func:`posed_rows` with ``lengths`` (the whole chain's),
+    ``angle`` and ``low``. (The reach search stays outside: compiled into each
+    method's copy, it would cost seconds of compiling for a few limited chains.)"""
+    wrists = np.empty((end, 2))
+    for b in range(begin, end):
+        wrists[b, 0], wrists[b, 1] = wrist_from_target(targets[b, 0], targets[b, 1], hand)
     solved = np.empty((end, out.shape[1] - 3))  # the wrist chain's rows (3 columns fewer)
     no_trace = np.empty((0, 0, lengths.size))  # (0, 0, n - 1 + 1)
     wrist_loop(data, options, wrists, starts, rest, give, found, solved, no_trace, begin, end)
@@ -122,7 +133,7 @@ def posed_range(
 
 #: What :func:`posed_range` takes (see ``compiled.kernel``).
 POSED_SIGNATURE = (
-    "void(float64[::1], float64[::1], float64[:, ::1], float64[:, ::1], float64[:, ::1],"
+    "void(float64[::1], float64[::1], float64[:, ::1], float64[::1], float64[:, ::1],"
     " float64[::1], float64[::1], float64[:, ::1], float64[::1], float64, float64,"
     " float64[:, ::1], int64, int64)"
 )
