@@ -855,6 +855,16 @@ MUTANTS: tuple[Mutant, ...] = (
         ),
     ),
     Mutant(
+        "solve cache: a list option's key without its items' types (True == 1)",
+        "solvers/__init__.py",
+        "        return (kind, *value, *map(type, value))",
+        "        return (kind, *value)",
+        (
+            "tests/test_stiffness.py::test_solve_keeps_one_solver_for_a_list_or_tuple_of_stiffness",
+            "tests/test_solver_object.py::test_solve_keeps_no_answer_of_one_rest_or_pole_for_another",
+        ),
+    ),
+    Mutant(
         "solve cache: a rest pose left out of the key",
         "solvers/__init__.py",
         "        _items(rest),\n",

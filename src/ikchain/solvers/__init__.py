@@ -338,13 +338,14 @@ def _key(
 
 
 def _items(value: Any) -> Any:
-    """A list or tuple option as a key: its kind, its items and their types; None as
+    """A list or tuple option as a key: its kind, its items, then their types (one
+    flat tuple: k items make 2k + 1 entries, so no two options share one); None as
     itself; anything else unhashable on purpose (an array: nothing looked up)."""
     if value is None:
         return None
     kind = type(value)
     if kind is tuple or kind is list:
-        return (kind, tuple(value), tuple(map(type, value)))
+        return (kind, *value, *map(type, value))
     return [value]
 
 
