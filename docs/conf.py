@@ -89,14 +89,12 @@ html_context = {"default_mode": "light"}
 # One committed `ikchain bench --json` run and the run of the older commit it compares
 # its batch figures with, timed a minute before it on the same machine.
 bench_run = {
-    "json": "benchmarks/2026-12-06-5acbbb6.json",
-    "commit": "5acbbb6",
+    "json": "benchmarks/2026-12-06-bd7a961.json",
+    "commit": "bd7a961",
     "command": "OPENBLAS_NUM_THREADS=1 ikchain bench --baseline base.json --json now.json",
-    "baseline_json": "benchmarks/2026-12-06-4b5c7e4.json",
-    "baseline_commit": "4b5c7e4",
-    "baseline_command": (
-        "OPENBLAS_NUM_THREADS=1 python -m ikchain bench --no-peers --json base.json"
-    ),
+    "baseline_json": "benchmarks/2026-12-06-5fa99aa.json",
+    "baseline_commit": "5fa99aa",
+    "baseline_command": "OPENBLAS_NUM_THREADS=1 python -m ikchain bench --json base.json",
 }
 
 # Module pages (docs/_templates/autosummary/module.rst) leave out the names that
