@@ -303,6 +303,35 @@ def test_one_target_is_posed_as_it_is_in_a_batch_to_the_bit(method: str) -> None
         assert TURNING.limits[-1, 0] <= one.angles[-1] <= TURNING.limits[-1, 1]
 
 
+@pytest.mark.parametrize("method", ITERATIVE)
+def test_one_target_takes_one_kernel_call_and_a_batch_the_batch_path(monkeypatch, method) -> None:
+    """One plain target (a Solver's call, ``solve()``) runs the method's one-target
+    kernel once, which finds the wrist, solves it and poses the hand; a batch and a
+    path go the batch's way (the wrist's solve, then ``posed_rows``), never that kernel."""
+    from ikchain.solvers import runner
+
+    loop = (runner._kernels_cached or runner.kernels())[0]
+    code = ikchain.solvers.methods.CODE[method]
+    calls = {"one": 0, "posed_rows": 0}
+
+    def counted(name: str, kernel):
+        def run(*args):
+            calls[name] += 1
+            return kernel(*args)
+
+        return run  # (no compiled overloads: runner.entry hands it back as it is)
+
+    monkeypatch.setitem(loop.POSED, code, counted("one", loop.POSED[code]))
+    monkeypatch.setattr(loop, "posed_rows", counted("posed_rows", loop.posed_rows))
+    solver = ikchain.Solver(TURNING, method, angle=2.5)
+    solver([0.6, 0.4], [0.1, 0.2, 0.3])
+    ikchain.solve(TURNING, [0.6, 0.4], method, angle=2.5)
+    assert calls == {"one": 2, "posed_rows": 0}
+    solver.batch([[0.6, 0.4], [0.3, 0.5]])
+    solver.follow([[0.6, 0.4], [0.3, 0.5]])
+    assert calls == {"one": 2, "posed_rows": 2}
+
+
 @pytest.mark.parametrize("method", [*ITERATIVE, "analytic"])
 def test_a_solver_call_poses_one_target_as_solve_and_a_batch_do(method: str) -> None:
     """A Solver's call and ``solve()`` take one plain target straight to the wrist's

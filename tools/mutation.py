@@ -59,6 +59,7 @@ ANGLE_TESTS = (
     "tests/test_tip_angle.py::test_a_start_outside_the_last_joints_limits_is_refused",
     "tests/test_tip_angle.py::test_a_lock_before_the_wrist_tells_the_locked_reach_alone_and_in_a_batch",
     "tests/test_tip_angle.py::test_what_the_wrists_loop_refuses_for_one_target_is_refused_as_in_a_batch",
+    "tests/test_tip_angle.py::test_one_target_takes_one_kernel_call_and_a_batch_the_batch_path",
 )
 #: New connections read in turn at the rate.
 NEWCOMER_TESTS = (
@@ -1031,6 +1032,13 @@ MUTANTS: tuple[Mutant, ...] = (
         "solvers/steps.py",
         "                wrist._search(wrists, found)",
         "                wrist._search(targets, found)",
+        ANGLE_TESTS,
+    ),
+    Mutant(
+        "angle: one target goes the batch's way, not its one kernel call",
+        "solvers/solver.py",
+        "        if self._angle_alone:\n            return self._angled_one(point, start)",
+        "        if False:\n            return self._angled_one(point, start)",
         ANGLE_TESTS,
     ),
     Mutant(
