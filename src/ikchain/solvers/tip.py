@@ -80,21 +80,9 @@ def posed_rows(
             row[results + field] = solved[told + field]
 
 
-def wrist_loop(
-    data: np.ndarray,
-    options: np.ndarray,
-    targets: np.ndarray,
-    starts: np.ndarray,
-    rest: np.ndarray,
-    give: np.ndarray,
-    found: np.ndarray,
-    out: np.ndarray,
-    trace: np.ndarray,
-    begin: int,
-    end: int,
-) -> None:
-    """Stands for a method's loop (``loop.SOLVE``): each copy of :func:`posed_range`
-    names its own (:func:`posed_loop`)."""
+def wrist_loop(*arguments: Any) -> None:
+    """Stands for a method's loop (``loop.SOLVE``, whose arguments it takes): each
+    copy of :func:`posed_range` names its own (:func:`posed_loop`)."""
     raise NotImplementedError
 
 
