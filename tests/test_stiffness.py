@@ -350,10 +350,13 @@ def test_the_locked_chains_nearest_pose_is_as_near_as_its_min_error(
         assert free_or_fixed(lows, highs)
         nearest = np.empty(3)
         least, posed = rigid_reach(
-            lengths, lows, highs, target[0], target[1], 1, nearest, np.empty(6)
+            lengths, lows, highs, target[0], target[1], 1, nearest, np.empty(6), True
         )
         assert least == pytest.approx(locked_reach(lengths, locked, start, target), abs=1e-12)
         assert posed  # two free links at most: always a pose
+        unposed = np.empty(3)  # the distance without the pose: the same number
+        alone = rigid_reach(lengths, lows, highs, *target, 1, unposed, np.empty(6), False)
+        assert alone == (least, False)
         assert np.all((lows <= nearest) & (nearest <= highs))
         assert nearest[np.array(locked)].tolist() == start[np.array(locked)].tolist()
         tip = tips(lengths, nearest[None, :])[0]
@@ -601,6 +604,28 @@ def test_a_lock_without_limits_finds_its_reach_in_the_loop_as_the_search_does(
     for (stiffness, start, targets, _), want in zip(cases, expected, strict=True):
         assert calls(chain, stiffness, start, targets) == want
     assert searches == []
+
+
+@pytest.mark.parametrize("budget", [1, 2])
+def test_a_locked_chains_answer_in_a_batch_is_its_answer_alone_whatever_came_before(
+    budget: int,
+) -> None:
+    """DLS on a locked chain makes its nearest pose only when the loop would start
+    from it (out of reach, stalled, or at the last iteration), and only where there is
+    one: with three free links a target inside their annulus has none. A target there,
+    solved on its last iteration, gets the same answer alone and after targets out of
+    reach (whose nearest poses differ), never a pose left from the one before."""
+    chain = ikchain.Chain([0.5, 0.4, 0.3, 0.45])
+    stiffness = [0.0, 0.0, math.inf, 0.0]  # joints 1 and 2 one link: three free links
+    solver = ikchain.Solver(chain, "dls", stiffness=stiffness, max_iterations=budget)
+    inside = [1.2, 0.1]  # inside the links' annulus [0, ΣL]: reachable, no nearest pose
+    alone = solver(inside)
+    assert alone.reachable and alone.iterations == budget
+    for before in ([2.0, 0.0], [-0.3, 1.9], [0.0, -2.5]):  # out of reach, each its pose
+        after = solver.batch([before, inside])
+        assert not after.reachable[0]
+        assert after.angles[1].tobytes() == alone.angles.tobytes()
+        assert (after.error[1], after.iterations[1]) == (alone.error, alone.iterations)
 
 
 @pytest.mark.parametrize("batch", [False, True])

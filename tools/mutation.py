@@ -224,8 +224,8 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "loop: DLS never jumps to the search's pose on its last iteration",
         "solvers/loop.py",
-        "or iterations + 1 >= max_iterations)",
-        ")",
+        "min_error > 0.0 or not moved or iterations + 1 >= max_iterations",
+        "min_error > 0.0 or not moved",
         LIMIT_TESTS,
     ),
     Mutant(
@@ -821,9 +821,19 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "locked: the loop's own reach gives DLS no nearest pose to start from",
         "solvers/loop.py",
-        "        min_error, posed = rigid_reach(",
-        "        min_error, _ = rigid_reach(",
+        "            seed_bend = int(options[OPT_BEND])",
+        "            seed_bend = 0",
         LOCK_FOUND_TESTS,
+    ),
+    Mutant(
+        "locked: the loop starts from a nearest pose where there is none (a pose left before)",
+        "solvers/loop.py",
+        "            if posed:  # (joints[following] is free until the step below)",
+        "            if True:  # (joints[following] is free until the step below)",
+        (
+            "tests/test_stiffness.py::"
+            "test_a_locked_chains_answer_in_a_batch_is_its_answer_alone_whatever_came_before",
+        ),
     ),
     Mutant(
         "locked: a lock without limits still searched (not marked free or fixed)",

@@ -357,7 +357,7 @@ def reach(
     digits = np.empty(n, dtype=np.int64)
     scratch = np.empty(6 if n < 6 else n)
     if free_or_fixed(lows, highs):  # a locked chain: no search (solvers/rigid.py)
-        least, posed = rigid_reach(lengths, lows, highs, tx, ty, bend, nearest, scratch)
+        least, posed = rigid_reach(lengths, lows, highs, tx, ty, bend, nearest, scratch, True)
         return least, True, posed
     outer = 0.0
     longest = 0.0

@@ -149,9 +149,11 @@ def iterate(
     tolerance: float,
     max_iterations: int,
     seed_error: float,
+    seed_bend: int,
     angles: np.ndarray,
     joints: np.ndarray,
     work: np.ndarray,
+    spare: np.ndarray,
     trace: np.ndarray,
 ) -> tuple[float, int, int]:
     """Run :func:`step` from the pose in ``angles[0]`` until a stop rule fires.
@@ -165,7 +167,10 @@ def iterate(
     ``seed_error`` is the end error of the pose in row ``SEED_ROW``, the nearest the
     reach search found: the solve jumps there, as one iteration, when the target is
     out of reach, or when it would otherwise stop (it stalled, or this is its last
-    iteration) farther from the target than the seed. Row k of ``trace`` (room, 1 +
+    iteration) farther from the target than the seed. A ``seed_bend`` of +1 or -1
+    says that the seed is a locked chain's nearest pose (``rigid.rigid_reach``, with
+    that bend; ``spare`` its scratch), made only when the loop first asks for it,
+    which a drag almost never does; 0, that ``seed_error`` says all. Row k of ``trace`` (room, 1 +
     n) gets the end error and the pose before the first iteration (k = 0) and after
     iteration k, as far as it has room.
 
@@ -192,11 +197,18 @@ def iterate(
             code = UNREACHABLE
             break
         before, after = angles[current], angles[following]
-        if (
-            seed_error < error - tolerance
-            and iterations < max_iterations
-            and (min_error > 0.0 or not moved or iterations + 1 >= max_iterations)
-        ):
+        wants_seed = iterations < max_iterations and (
+            min_error > 0.0 or not moved or iterations + 1 >= max_iterations
+        )
+        if LOCKS and seed_bend != 0 and wants_seed:  # the locked chain's nearest pose, now
+            posed = rigid_reach(
+                lengths, chain[1], chain[2], tx, ty, seed_bend, work[SEED_ROW], spare, True
+            )[1]
+            if posed:  # (joints[following] is free until the step below)
+                joints_into(lengths, work[SEED_ROW], joints[following])
+                seed_error = norm(joints[following, n, 0] - tx, joints[following, n, 1] - ty)
+            seed_bend = 0  # once
+        if seed_error < error - tolerance and wants_seed:
             copy_into(work[SEED_ROW], after, 0)
             joints_into(lengths, after, joints[following])
             seed_error = math.inf  # once
@@ -296,6 +308,7 @@ def solve_target(
     min_error = gap_to_annulus(norm(ux, uy), inner_unit, outer_unit)
     certified = True
     seed_error = math.inf
+    seed_bend = 0  # a locked chain's nearest pose: the bend to make it with, when needed
     posed = False  # whether row SEED_ROW holds the nearest pose
     if found.size > 0:
         min_error = found[FOUND_MIN_ERROR]
@@ -303,9 +316,11 @@ def solve_target(
         copy_into(found[FOUND_POSE:], work[SEED_ROW], 0)
         posed = found[FOUND_POSED] != 0.0
     elif LOCKS and options[OPT_LIMITED] == FREE_OR_FIXED:  # what the search would find
-        min_error, posed = rigid_reach(
-            chain[0], chain[1], chain[2], ux, uy, int(options[OPT_BEND]), work[SEED_ROW], spare
-        )
+        min_error = rigid_reach(
+            chain[0], chain[1], chain[2], ux, uy, 0, work[SEED_ROW], spare, False
+        )[0]
+        if SEEDS:  # its nearest pose: made by the loop if it ever starts from it
+            seed_bend = int(options[OPT_BEND])
     if SEEDS and posed:
         joints_into(chain[0], work[SEED_ROW], joints[1])  # row 1 is free until a step
         seed_error = norm(joints[1, n, 0] - ux, joints[1, n, 1] - uy)
@@ -318,9 +333,11 @@ def solve_target(
         unit_tol,
         int(options[OPT_MAX_ITERATIONS]),
         seed_error,
+        seed_bend,
         angles,
         joints,
         work,
+        spare,
         trace,
     )
     if error <= unit_tol and not certified and min_error == 0.0:

@@ -76,10 +76,13 @@ def rigid_reach(
     bend: int,
     nearest: np.ndarray,
     scratch: np.ndarray,
+    posing: bool,
 ) -> tuple[float, bool]:
     """The least distance from ``(tx, ty)`` to the reach of a free-or-fixed chain
     (:func:`free_or_fixed`), in chain units, and whether ``nearest`` (n) got the
-    nearest pose (module notes); ``scratch`` holds at least 6 numbers."""
+    nearest pose (module notes); ``scratch`` holds at least 6 numbers. With
+    ``posing`` False, the distance alone (the same number), and False: the pose is
+    made only when a solve needs it."""
     n = lengths.size
     # the fixed prefix: world headings from the root, its end P
     px = 0.0
@@ -117,7 +120,7 @@ def rigid_reach(
     radius = norm(rx, ry)
     inner = max(0.0, 2.0 * longest - total)
     least = gap_to_annulus(radius, inner, total)
-    if links >= 3 and inner < radius < total:
+    if not posing or (links >= 3 and inner < radius < total):
         return least, False
     # each link's world heading, then the joints' angles
     toward = math.atan2(ry, rx)
