@@ -57,6 +57,7 @@ def test_bench_runs_tiny_and_writes_json(tmp_path, capsys):
     assert {row["solver"] for row in data["single"]} == ours
     for row in data["single"]:
         assert row["us_per_solve"]["low"] <= row["us_per_solve"]["median"]
+        assert len(row["rounds"]) == 1  # one round a repeat
     # single solves: 4 through a Solver, 4 through solve(); batch DLS against rtb's cold
     # single solve: 2 bone counts; options: 3 single, 3 batch
     assert len(data["goals"]) == 28
@@ -134,6 +135,19 @@ def test_bad_arguments_exit_2_with_one_line(capsys, args, message):
     err = capsys.readouterr().err
     assert message in err
     assert err.count("\n") == 1 and "usage:" not in err
+
+
+def test_a_single_solve_ratio_is_the_median_of_the_rounds_ratios():
+    """Two rows timed side by side, round by round: the ratio is the median of the
+    rounds' ratios, not the ratio of the medians (which a drift between the rows'
+    timings would move); a row recorded without rounds falls back to the medians."""
+    from ikchain.bench.suites import single_ratio, stats
+
+    mine = {"rounds": [1.0, 4.0, 9.0], "us_per_solve": stats([1.0, 4.0, 9.0])}
+    peer = {"rounds": [2.0, 2.0, 10.0], "us_per_solve": stats([2.0, 2.0, 10.0])}
+    assert single_ratio(mine, peer) == pytest.approx(0.9, rel=1e-12)  # of 0.5, 2 and 0.9
+    old = {"us_per_solve": peer["us_per_solve"]}  # an earlier run's row
+    assert single_ratio(mine, old) == pytest.approx(4.0 / 2.0, rel=1e-12)
 
 
 def test_sweeps_to_tolerance_returns_rows_per_ratio():

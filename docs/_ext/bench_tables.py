@@ -8,6 +8,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from ikchain.bench.suites import single_ratio
+
 PEER = "rtb ik_LM (C++)"
 
 
@@ -149,11 +151,7 @@ def single(run: dict[str, Any], baseline: dict[str, Any] | None, info: dict[str,
     rows = []
     for row in run["single"]:
         other = peer.get((row["bones"], row["mode"]))
-        share = (
-            None
-            if other is None or row["solver"] == PEER
-            else row["us_per_solve"]["median"] / other["us_per_solve"]["median"]
-        )
+        share = None if other is None or row["solver"] == PEER else single_ratio(row, other)
         name = row["solver"]
         rows.append(
             [

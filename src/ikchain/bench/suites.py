@@ -286,6 +286,15 @@ def through_solver(chain: ikchain.Chain, method: str):
 SOLVER_PREFIX = "Solver "
 
 
+def single_ratio(mine: dict[str, Any], peer: dict[str, Any]) -> float:
+    """One single-solve row's time over another's: the median of the rounds' ratios
+    (each round timed both side by side, :func:`bench_single`), or, for a run recorded
+    before the rounds were kept, the ratio of the medians."""
+    if "rounds" in mine and "rounds" in peer and len(mine["rounds"]) == len(peer["rounds"]):
+        return float(np.median(np.divide(mine["rounds"], peer["rounds"])))
+    return float(mine["us_per_solve"]["median"] / peer["us_per_solve"]["median"])
+
+
 def bench_single(
     bones: Sequence[int],
     methods: Sequence[str],
@@ -294,7 +303,13 @@ def bench_single(
     repeats: int,
     peers_for: Callable[[ikchain.Chain], tuple[list[Peer], list[str]]] | None,
 ) -> tuple[list[dict[str, Any]], list[str]]:
-    """µs per single solve, cold (bent start) and warm (drag path), ours and the peers'."""
+    """µs per single solve, cold (bent start) and warm (drag path), ours and the peers'.
+
+    The repeats run in interleaved rounds: each round times every solver once, cold
+    and warm, so that a ratio between two rows can be taken round by round, from
+    figures taken side by side (``"rounds"``: each round's median µs per solve), and
+    a drift of the machine's speed between rows does not pass for a difference.
+    """
     rows = []
     notes: list[str] = []
     for n in bones:
@@ -312,29 +327,33 @@ def bench_single(
             peers, skipped = peers_for(chain)
             notes += [f"{n} bones: {line}" for line in skipped]
             solvers += [(peer.name, peer.solve) for peer in peers]
-        for name, solve in solvers:
-            # ours start from their default (the bent pose), the peers from the same pose
-            start = None if name.removeprefix(SOLVER_PREFIX) in methods else bent
-            for mode, targets, warm in (("cold", cold_targets, False), ("warm", path, True)):
-                medians: list[float] = []
-                errors = np.zeros(0)
-                for _ in range(repeats):
+        modes = (("cold", cold_targets, False), ("warm", path, True))
+        medians: dict[tuple[str, str], list[float]] = {}
+        errors: dict[tuple[str, str], np.ndarray] = {}
+        for _ in range(repeats):
+            for name, solve in solvers:
+                # ours start from their default (the bent pose), the peers from the same pose
+                start = None if name.removeprefix(SOLVER_PREFIX) in methods else bent
+                for mode, targets, warm in modes:
                     gc.collect()
                     gc.disable()
                     try:
-                        median, errors = _per_call(solve, targets, warm, start, chain)
+                        median, errors[name, mode] = _per_call(solve, targets, warm, start, chain)
                     finally:
                         gc.enable()
-                    medians.append(median * 1e6)
+                    medians.setdefault((name, mode), []).append(median * 1e6)
+        for name, _ in solvers:
+            for mode, targets, _ in modes:
                 rows.append(
                     {
                         "solver": name,
                         "bones": n,
                         "mode": mode,
                         "solves": len(targets),
-                        "us_per_solve": stats(medians),
-                        "success": float(np.mean(errors <= GOAL)),
-                        "max_error": float(np.max(errors)),
+                        "us_per_solve": stats(medians[name, mode]),
+                        "rounds": medians[name, mode],
+                        "success": float(np.mean(errors[name, mode] <= GOAL)),
+                        "max_error": float(np.max(errors[name, mode])),
                     }
                 )
     return rows, notes
