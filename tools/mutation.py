@@ -1024,10 +1024,10 @@ MUTANTS: tuple[Mutant, ...] = (
         ANGLE_TESTS,
     ),
     Mutant(
-        "angle: one target the wrist's loop refused answered with the refused row",
-        "solvers/steps.py",
-        "            if posed[0, self._code] < 0.0:  # refused: beyond floats, or outside",
-        "            if False:  # refused: beyond floats, or outside",
+        "one target the kernel refused answered with the refused row, not refused",
+        "result.py",
+        "    if code < 0.0:",
+        "    if False:",
         ANGLE_TESTS,
     ),
     Mutant(

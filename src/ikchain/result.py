@@ -378,29 +378,14 @@ def result_from_out(
     ``into``: the Result whose ``out`` this was (``solve(..., out=into)``); every one
     of its fields is set anew, and it is returned.
     """
+    if shape == ():  # (a row the kernel refused was refused before: check_codes)
+        return cast("Result", single_from_out(out, n, targets, method, limits, trace, into))
     results = 3 * n + 2
     result = _new(Result) if into is None else into
     result._out = out
     result._limits = limits
     result._at_limit = None
     result.method = method
-    if shape == ():
-        error, min_error, reachable, iterations, code, certified = out.tolist()[0][results:]
-        result.angles = out[0, :n]
-        result._joints = None  # joints, end and target: views made when first read
-        result._end = None
-        result._target = None
-        result._point = targets
-        result.error = error
-        result.min_error = min_error
-        result.reachable = reachable != 0.0
-        result.iterations = int(iterations)
-        result._status = STATUS_BY_CODE[int(code)]
-        result._codes = None
-        result.certified = certified != 0.0
-        result.trace = None if trace is None else trace[0, :, 0]
-        result.trace_angles = None if trace is None else trace[0, :, 1:]
-        return result
     columns = out[:, results:]
     joints = out[:, n:results].reshape(*shape, n + 1, 2)
     result.angles = out[:, :n].reshape(*shape, n)
@@ -419,6 +404,45 @@ def result_from_out(
     result.trace_angles = (
         None if trace is None else trace[:, :, 1:].reshape(*shape, trace.shape[1], n)
     )
+    return result
+
+
+def single_from_out(
+    out: NDArray[np.float64],
+    n: int,
+    targets: NDArray[np.float64],
+    method: str,
+    limits: NDArray[np.float64] | None = None,
+    trace: NDArray[np.float64] | None = None,
+    into: Result | None = None,
+) -> Result | None:
+    """One target's Result from the row ``out`` (1, 3n + 8) its kernel filled, as
+    :func:`result_from_out` makes it; None for a row the kernel refused (a status code
+    below 0: a target beyond floats, a start outside the limits), for the caller to
+    say why. The fields are Python scalars and a :class:`Status`; ``angles`` is a view
+    of ``out``, and ``targets`` (1, 2) gives ``target`` when it is first read."""
+    error, min_error, reachable, iterations, code, certified = out.tolist()[0][3 * n + 2 :]
+    if code < 0.0:
+        return None
+    result = _new(Result) if into is None else into
+    result._out = out
+    result._limits = limits
+    result._at_limit = None
+    result.method = method
+    result.angles = out[0, :n]
+    result._joints = None  # joints, end and target: views made when first read
+    result._end = None
+    result._target = None
+    result._point = targets
+    result.error = error
+    result.min_error = min_error
+    result.reachable = reachable != 0.0
+    result.iterations = int(iterations)
+    result._status = STATUS_BY_CODE[int(code)]
+    result._codes = None
+    result.certified = certified != 0.0
+    result.trace = None if trace is None else trace[0, :, 0]
+    result.trace_angles = None if trace is None else trace[0, :, 1:]
     return result
 
 

@@ -19,14 +19,14 @@ from __future__ import annotations
 import math
 import operator
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ikchain.chain import Chain
 from ikchain.checks import check_angles, check_points
-from ikchain.result import Result, result_from_out
+from ikchain.result import Result, single_from_out
 from ikchain.solvers import angle as tip_angle
 from ikchain.solvers import runner
 from ikchain.solvers.methods import CODE, ITERATIVE, OPTIONS
@@ -91,6 +91,7 @@ class Solver(Steps):
         "_bent",
         "_code",
         "_empty",
+        "_entry",
         "_give",
         "_hand",
         "_kernel",
@@ -178,6 +179,7 @@ class Solver(Steps):
         self._code = 3 * self._n + 2 + CODE_FIELD  # the status code's column of ``out``
         self._kernel = CODE.get(method, -1)  # the loop's kernel (``loop.SOLVE``); -1: analytic
         self._empty = runner.empties(self._n)  # no starts, nothing found, no trace
+        self._entry: Any = None  # the kernel for one target, once compiled (_find_entry)
         self._sides: tuple[Solver, Solver] | None = None
         self._aimed: Solver | None = None
         self._truth: Solver | None = None
@@ -429,34 +431,34 @@ class Solver(Steps):
 
     def _analytic_one(self, point: tuple[float, float]) -> Result:
         targets, out = self._analytic_out(point)
-        return result_from_out(out, (), 2, targets, "analytic", None, self.chain.limits)
+        result = single_from_out(out, 2, targets, "analytic", self.chain.limits)
+        if result is None:  # a target beyond floats
+            runner.check_codes(self.chain, targets, (), out, None)
+        return cast("Result", result)
 
     def _analytic_out(
         self, point: tuple[float, float]
     ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-        """The closed form's ``targets`` (1, 2) and ``out`` row for one checked point."""
-        _, analytic, _ = runner._kernels_cached or runner.kernels()
+        """The closed form's ``targets`` (1, 2) and ``out`` row for one checked point
+        (its status code below 0 for a target beyond floats)."""
         targets = np.empty((1, 2))
         targets[0, 0], targets[0, 1] = point
         out = np.empty((1, self._width))
         # (fresh arrays of the compiled signature's types: the entry point may take them)
-        runner.entry(analytic.solve_range)(
+        (self._entry or self._find_entry())(
             self.chain._kernel_data, self._record, targets, out, 0, 1
         )
-        if out[0, self._code] < 0.0:  # a target beyond floats
-            runner.check_codes(self.chain, targets, (), out, None)
         return targets, out
 
     def _iterate_one(self, point: tuple[float, float], init: Any) -> Result:
         """One checked point's answer from ``init`` (one plain pose, or None for the
         default), straight from the loop's kernel."""
-        loop, _, _ = runner._kernels_cached or runner.kernels()
         targets, starts, found = self._loop_inputs(point, init)
         if self._limited:
             self._search(targets, found)
         out = np.empty((1, self._width))
-        kernel = runner.entry(loop.SOLVE[self._kernel])  # (arrays of the signature's types)
-        kernel(
+        # (arrays of the signature's types)
+        (self._entry or self._find_entry())(
             self.chain._kernel_data,
             self._record,
             targets,
@@ -469,9 +471,21 @@ class Solver(Steps):
             0,
             1,
         )
-        if out[0, self._code] < 0.0:  # refused: beyond floats, or a start outside the limits
+        result = single_from_out(out, self._n, targets, self.method, self.chain.limits)
+        if result is None:  # refused: beyond floats, or a start outside the limits
             runner.check_codes(self.chain, targets, (), out, starts if init is not None else None)
-        return result_from_out(out, (), self._n, targets, self.method, None, self.chain.limits)
+        return cast("Result", result)
+
+    def _find_entry(self) -> Any:
+        """The kernel for one target of this Solver's method (the loop's, or the closed
+        form's), as :func:`runner.entry` gives it; kept once numba has compiled it, so
+        that a call looks it up once, not every time."""
+        loop, analytic, _ = runner._kernels_cached or runner.kernels()
+        kernel = analytic.solve_range if self._kernel < 0 else loop.SOLVE[self._kernel]
+        entry = runner.entry(kernel)
+        if entry is not kernel:  # the compiled entry point: the same from now on
+            self._entry = entry
+        return entry
 
     def _loop_inputs(
         self, point: tuple[float, float], init: Any

@@ -29,7 +29,14 @@ from numpy.typing import ArrayLike, NDArray
 
 from ikchain.chain import Chain
 from ikchain.checks import check_angles, check_points
-from ikchain.result import Result, out_of, result_from_out, take_fields, with_memory_of
+from ikchain.result import (
+    Result,
+    out_of,
+    result_from_out,
+    single_from_out,
+    take_fields,
+    with_memory_of,
+)
 from ikchain.solvers import angle as tip_angle
 from ikchain.solvers import runner
 from ikchain.solvers.options import Options
@@ -43,6 +50,7 @@ class Solving(Protocol):
     the wrist's, each bend's, the locked chain's...): :class:`~ikchain.Solver`'s."""
 
     options: Options
+    _code: int
     _kernel: int
     _limited: bool
     _locked: NDArray[np.bool_] | None
@@ -183,6 +191,8 @@ class Steps:
         if wrist._kernel < 0:
             at = tip_angle.wrist_from_target(point[0], point[1], hand)
             targets, solved = wrist._analytic_out(at)
+            if solved[0, wrist._code] < 0.0:  # a wrist beyond floats
+                runner.check_codes(wrist.chain, targets, (), solved, None)
             targets[0, 0], targets[0, 1] = point  # (the wrist's, no longer read)
             runner.entry(loop.posed_rows)(lengths, angle, low, targets, solved, posed, 0, 1)
         else:  # the first n - 1 bones start where the chain's do
@@ -208,9 +218,8 @@ class Steps:
                 0,
                 1,
             )
-            if posed[0, self._code] < 0.0:  # refused: beyond floats, or outside the limits
-                return None
-        return result_from_out(posed, (), n, targets, self.method, None, limits)
+        # None where the wrist's loop refused: beyond floats, or outside the limits
+        return single_from_out(posed, n, targets, self.method, limits)
 
     def _locking(
         self,
