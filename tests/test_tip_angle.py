@@ -323,6 +323,8 @@ def test_one_target_takes_one_kernel_call_and_a_batch_the_batch_path(monkeypatch
 
     monkeypatch.setitem(loop.POSED, code, counted("one", loop.POSED[code]))
     monkeypatch.setattr(loop, "posed_rows", counted("posed_rows", loop.posed_rows))
+    # (a Solver keeps the kernel it found: solve()'s are made afresh, as this one is)
+    monkeypatch.setattr(ikchain.solvers, "_SOLVERS", {})
     solver = ikchain.Solver(TURNING, method, angle=2.5)
     solver([0.6, 0.4], [0.1, 0.2, 0.3])
     ikchain.solve(TURNING, [0.6, 0.4], method, angle=2.5)

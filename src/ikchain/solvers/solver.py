@@ -477,11 +477,17 @@ class Solver(Steps):
         return cast("Result", result)
 
     def _find_entry(self) -> Any:
-        """The kernel for one target of this Solver's method (the loop's, or the closed
-        form's), as :func:`runner.entry` gives it; kept once numba has compiled it, so
-        that a call looks it up once, not every time."""
+        """The kernel for one target of this Solver (the closed form's; the wrist's loop
+        with the hand then posed, for the hand's angle; else the method's loop), as
+        :func:`runner.entry` gives it; kept once numba has compiled it, so that a call
+        looks it up once, not every time."""
         loop, analytic, _ = runner._kernels_cached or runner.kernels()
-        kernel = analytic.solve_range if self._kernel < 0 else loop.SOLVE[self._kernel]
+        if self._kernel < 0:
+            kernel = analytic.solve_range
+        elif self._wrist is not None:  # (the wrist's method is this Solver's)
+            kernel = loop.POSED[self._kernel]
+        else:
+            kernel = loop.SOLVE[self._kernel]
         entry = runner.entry(kernel)
         if entry is not kernel:  # the compiled entry point: the same from now on
             self._entry = entry

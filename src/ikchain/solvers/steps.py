@@ -93,6 +93,8 @@ class Steps:
     _n: int
     _width: int
     _code: int
+    _entry: Any
+    _find_entry: Callable[[], Any]
     _bent: list[float] | None
     _hand: tuple[float, NDArray[np.float64], float, NDArray[np.float64]]
     _locked: NDArray[np.bool_] | None
@@ -183,7 +185,6 @@ class Steps:
         n, chain = self._n, self.chain
         angle, hand, low, lengths = self._hand
         wrist = cast(Solving, self._wrist)  # (the hand's angle: set)
-        loop, _, _ = runner._kernels_cached or runner.kernels()
         limits = chain.limits
         if init is not None and limits is not None and not low <= init[-1] <= limits[-1, 1]:
             runner.check_within_limits(chain, np.array(init, dtype=np.float64))
@@ -194,6 +195,7 @@ class Steps:
             if solved[0, wrist._code] < 0.0:  # a wrist beyond floats
                 runner.check_codes(wrist.chain, targets, (), solved, None)
             targets[0, 0], targets[0, 1] = point  # (the wrist's, no longer read)
+            loop, _, _ = runner._kernels_cached or runner.kernels()
             runner.entry(loop.posed_rows)(lengths, angle, low, targets, solved, posed, 0, 1)
         else:  # the first n - 1 bones start where the chain's do
             targets, starts, found = wrist._loop_inputs(point, None if init is None else init[:-1])
@@ -202,7 +204,7 @@ class Steps:
                 wrists = np.empty((1, 2))
                 wrists[0, 0], wrists[0, 1] = tip_angle.wrist_from_target(*point, hand)
                 wrist._search(wrists, found)
-            runner.entry(loop.POSED[wrist._kernel])(
+            (self._entry or self._find_entry())(  # (loop.POSED's, for the wrist's method)
                 wrist.chain._kernel_data,
                 wrist._record,
                 targets,
