@@ -89,11 +89,11 @@ html_context = {"default_mode": "light"}
 # One committed `ikchain bench --json` run and the run of the older commit it compares
 # its batch figures with, timed a minute before it on the same machine.
 bench_run = {
-    "json": "benchmarks/2026-12-06-bd7a961.json",
-    "commit": "bd7a961",
+    "json": "benchmarks/2026-12-07-659699e.json",
+    "commit": "659699e",
     "command": "OPENBLAS_NUM_THREADS=1 ikchain bench --baseline base.json --json now.json",
-    "baseline_json": "benchmarks/2026-12-06-5fa99aa.json",
-    "baseline_commit": "5fa99aa",
+    "baseline_json": "benchmarks/2026-12-07-0b9af1f.json",
+    "baseline_commit": "0b9af1f",
     "baseline_command": "OPENBLAS_NUM_THREADS=1 python -m ikchain bench --json base.json",
 }
 
