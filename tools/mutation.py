@@ -826,6 +826,13 @@ MUTANTS: tuple[Mutant, ...] = (
         LOCK_FOUND_TESTS,
     ),
     Mutant(
+        "locked: the loop's nearest pose made with the other bend",
+        "solvers/loop.py",
+        "            seed_bend = int(options[OPT_BEND])",
+        "            seed_bend = -int(options[OPT_BEND])",
+        LOCK_FOUND_TESTS,
+    ),
+    Mutant(
         "locked: the loop starts from a nearest pose where there is none (a pose left before)",
         "solvers/loop.py",
         "            if posed:  # (joints[following] is free until the step below)",

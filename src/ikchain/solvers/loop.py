@@ -170,9 +170,9 @@ def iterate(
     iteration) farther from the target than the seed. A ``seed_bend`` of +1 or -1
     says that the seed is a locked chain's nearest pose (``rigid.rigid_reach``, with
     that bend; ``spare`` its scratch), made only when the loop first asks for it,
-    which a drag almost never does; 0, that ``seed_error`` says all. Row k of ``trace`` (room, 1 +
-    n) gets the end error and the pose before the first iteration (k = 0) and after
-    iteration k, as far as it has room.
+    which a drag almost never does; 0, that ``seed_error`` says all. Row k of
+    ``trace`` (room, 1 + n) gets the end error and the pose before the first
+    iteration (k = 0) and after iteration k, as far as it has room.
 
     Returns
     -------
