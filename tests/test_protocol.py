@@ -244,7 +244,10 @@ def test_bad_weight_or_stiffness_gets_400_naming_the_key(extra, said):
 def test_non_finite_numbers_in_weight_or_stiffness_get_400(text):
     reply = protocol.respond("solve", text)
     assert reply.status == 400
-    assert "expected finite numbers" in json.loads(reply.text)["error"]
+    error = json.loads(reply.text)["error"]
+    assert "expected finite numbers" in error
+    # a stiffness may be infinite (a lock): the refusal says how to send one
+    assert ('is the string "inf"' in error) == ("stiffness" in text)
 
 
 def test_a_frame_takes_neither_weight_nor_stiffness():

@@ -211,7 +211,12 @@ def _named(text: str, message: str) -> str:
     keys = list(_KEY.finditer(text, 0, token.start()))
     if not keys:
         return message
-    return keys[-1].group(1)[:40] + message[len("request") :]
+    key = keys[-1].group(1)[:40]
+    return key + message[len("request") :] + _NON_FINITE_HINTS.get(key, "")
+
+
+#: What a key takes instead of a number JSON cannot carry (told with the refusal).
+_NON_FINITE_HINTS = {"stiffness": ' (an infinite stiffness, a locked joint, is the string "inf")'}
 
 
 def decode(body: bytes | str) -> Any:
