@@ -379,7 +379,7 @@ def result_from_out(
     of its fields is set anew, and it is returned.
     """
     if shape == ():  # (a row the kernel refused was refused before: check_codes)
-        return cast("Result", single_from_out(out, n, targets, method, limits, trace, into))
+        return cast("Result", single_from_out(out, n, targets, method, trace, limits, into))
     results = 3 * n + 2
     result = _new(Result) if into is None else into
     result._out = out
@@ -412,15 +412,16 @@ def single_from_out(
     n: int,
     targets: NDArray[np.float64],
     method: str,
-    limits: NDArray[np.float64] | None = None,
     trace: NDArray[np.float64] | None = None,
+    limits: NDArray[np.float64] | None = None,
     into: Result | None = None,
 ) -> Result | None:
     """One target's Result from the row ``out`` (1, 3n + 8) its kernel filled, as
-    :func:`result_from_out` makes it; None for a row the kernel refused (a status code
-    below 0: a target beyond floats, a start outside the limits), for the caller to
-    say why. The fields are Python scalars and a :class:`Status`; ``angles`` is a view
-    of ``out``, and ``targets`` (1, 2) gives ``target`` when it is first read."""
+    :func:`result_from_out` makes it (from its arguments but the batch shape); None
+    for a row the kernel refused (a status code below 0: a target beyond floats, a
+    start outside the limits), for the caller to say why. The fields are Python
+    scalars and a :class:`Status`; ``angles`` is a view of ``out``, and ``targets``
+    (1, 2) gives ``target`` when it is first read."""
     error, min_error, reachable, iterations, code, certified = out.tolist()[0][3 * n + 2 :]
     if code < 0.0:
         return None

@@ -431,7 +431,7 @@ class Solver(Steps):
 
     def _analytic_one(self, point: tuple[float, float]) -> Result:
         targets, out = self._analytic_out(point)
-        result = single_from_out(out, 2, targets, "analytic", self.chain.limits)
+        result = single_from_out(out, 2, targets, "analytic", limits=self.chain.limits)
         if result is None:  # a target beyond floats
             runner.check_codes(self.chain, targets, (), out, None)
         return cast("Result", result)
@@ -471,7 +471,7 @@ class Solver(Steps):
             0,
             1,
         )
-        result = single_from_out(out, self._n, targets, self.method, self.chain.limits)
+        result = single_from_out(out, self._n, targets, self.method, limits=self.chain.limits)
         if result is None:  # refused: beyond floats, or a start outside the limits
             runner.check_codes(self.chain, targets, (), out, starts if init is not None else None)
         return cast("Result", result)

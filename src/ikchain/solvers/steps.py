@@ -221,7 +221,7 @@ class Steps:
                 1,
             )
         # None where the wrist's loop refused: beyond floats, or outside the limits
-        return single_from_out(posed, n, targets, self.method, limits)
+        return single_from_out(posed, n, targets, self.method, limits=limits)
 
     def _locking(
         self,
